@@ -1,0 +1,64 @@
+"""The one value type every grader returns, and the helpers that build it.
+
+Statuses:
+
+* ``pass`` / ``fail`` – a pass-or-fail verdict (``passed`` is True / False);
+* ``scored`` – a continuous grader run without a threshold (``passed`` is None);
+* ``not_judged`` – the grader cannot apply to this pair (``score`` is None);
+* ``error`` – the grader could not run (bad pattern, time limit; ``score`` is None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+STATUSES = ("pass", "fail", "not_judged", "error", "scored")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One grader's verdict on one (expected, output) pair."""
+
+    status: str
+    passed: bool | None
+    score: float | None
+    explanation: str
+    near_miss: tuple[str, ...] | None = None
+    # Settings and structured facts behind the verdict (signature, numbers read,
+    # schema violations, ...). Not part of equality: two grades with the same verdict
+    # are equal whatever detail they carry.
+    details: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"unknown status {self.status!r}; valid statuses: {', '.join(STATUSES)}")
+
+
+def verdict(passed: bool, explanation: str, **details: Any) -> Grade:
+    """A pass-or-fail grade: score 1.0 on pass, 0.0 on fail."""
+    return Grade("pass" if passed else "fail", passed, 1.0 if passed else 0.0, explanation, details=details)
+
+
+def not_judged(explanation: str, **details: Any) -> Grade:
+    return Grade("not_judged", None, None, explanation, details=details)
+
+
+def error(explanation: str, **details: Any) -> Grade:
+    return Grade("error", None, None, explanation, details=details)
+
+
+def continuous(score: float, threshold: float | None, explanation: str, **details: Any) -> Grade:
+    """A continuous grade: ``scored`` without a threshold, else pass when score >= threshold."""
+    score = float(score)
+    if threshold is None:
+        return Grade("scored", None, score, explanation, details=details)
+    passed = score >= threshold
+    word = "at or above" if passed else "below"
+    return Grade(
+        "pass" if passed else "fail",
+        passed,
+        score,
+        f"{explanation} Score {score:.4f} is {word} the threshold {threshold:g}.",
+        details=details,
+    )

@@ -1,0 +1,217 @@
+"""Text steps shared by the normalized grader, the near-miss probe, token F1 and the
+normalizer builder, plus the words a person needs to see an invisible character.
+
+Whitespace everywhere means the 29 characters Python's ``str.strip()`` and
+``str.split()`` treat as whitespace (``WHITESPACE``); Python's ``re`` ``\\s`` on ``str``
+is exactly that set, so the compiled patterns below agree with ``strip``.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from typing import Callable, Iterable, Sequence
+
+WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+assert len(WHITESPACE) == 29
+
+_WS_RUN = re.compile(r"\s+")
+_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+# The SQuAD v1.1 script's article pattern, replaced by one space (Python `re`, Unicode \b).
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_QUOTE_PAIRS = {('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u2018", "\u2019")}
+
+
+def trim(s: str) -> str:
+    return s.strip()
+
+
+def lower(s: str) -> str:
+    return s.lower()
+
+
+def nfc(s: str) -> str:
+    return unicodedata.normalize("NFC", s)
+
+
+def nfkc(s: str) -> str:
+    return unicodedata.normalize("NFKC", s)
+
+
+def collapse_whitespace(s: str) -> str:
+    return _WS_RUN.sub(" ", s)
+
+
+def remove_punctuation(s: str) -> str:
+    return s.translate(_PUNCT_TABLE)
+
+
+def remove_articles(s: str) -> str:
+    return _ARTICLES.sub(" ", s)
+
+
+def strip_trailing_punctuation(s: str) -> str:
+    return s[:-1] if s[-1:] in (".", "!") else s
+
+
+def strip_quotes(s: str) -> str:
+    if len(s) >= 2 and (s[0], s[-1]) in _QUOTE_PAIRS:
+        return s[1:-1]
+    return s
+
+
+def underscore_join(s: str) -> str:
+    return _WS_RUN.sub("_", s)
+
+
+# The normalized grader's pipeline steps, in the order the builder lists them.
+STEPS: dict[str, Callable[[str], str]] = {
+    "trim": trim,
+    "lower": lower,
+    "nfc": nfc,
+    "nfkc": nfkc,
+    "collapse_whitespace": collapse_whitespace,
+    "remove_punctuation": remove_punctuation,
+    "remove_articles": remove_articles,
+    "strip_trailing_punctuation": strip_trailing_punctuation,
+    "strip_quotes": strip_quotes,
+}
+
+STEP_DESCRIPTIONS: dict[str, str] = {
+    "trim": "remove leading and trailing whitespace (the 29 characters str.strip() removes)",
+    "lower": "lowercase (str.lower)",
+    "nfc": "Unicode NFC normalization",
+    "nfkc": "Unicode NFKC normalization (compatibility forms: full-width, ligatures, no-break space)",
+    "collapse_whitespace": "replace each run of whitespace with one space",
+    "remove_punctuation": "remove ASCII punctuation (string.punctuation)",
+    "remove_articles": "replace the words a, an, the with a space",
+    "strip_trailing_punctuation": "remove one trailing . or !",
+    "strip_quotes": "remove one pair of outer quotes (\" ' ` “” ‘’)",
+}
+
+# SQuAD v1.1 normalize_answer: lower, remove_punc, remove_articles, white_space_fix.
+SQUAD_PIPELINE: tuple[str, ...] = ("lower", "remove_punctuation", "remove_articles", "collapse_whitespace", "trim")
+DEFAULT_PIPELINE: tuple[str, ...] = ("trim", "lower")
+
+
+def resolve_pipeline(pipeline: str | Sequence[str]) -> tuple[str, ...]:
+    """``"squad"`` or a sequence of step names -> a validated tuple of step names."""
+    if isinstance(pipeline, str):
+        if pipeline == "squad":
+            return SQUAD_PIPELINE
+        if pipeline in STEPS:
+            return (pipeline,)
+        raise ValueError(
+            f"unknown pipeline {pipeline!r}; use 'squad' or a list of steps from: {', '.join(STEPS)}"
+        )
+    steps = tuple(pipeline)
+    for step in steps:
+        if step not in STEPS:
+            raise ValueError(f"unknown normalization step {step!r}; valid steps: {', '.join(STEPS)}")
+    return steps
+
+
+def compose(steps: Iterable[str]) -> Callable[[str], str]:
+    """One function applying the named steps in order."""
+    funcs = [STEPS[s] for s in steps]
+    if tuple(steps) == SQUAD_PIPELINE:
+        return squad_normalize
+
+    def run(s: str) -> str:
+        for f in funcs:
+            s = f(s)
+        return s
+
+    return run
+
+
+def squad_normalize(s: str) -> str:
+    """The SQuAD v1.1 script's ``normalize_answer``, step for step."""
+    return " ".join(_ARTICLES.sub(" ", s.lower().translate(_PUNCT_TABLE)).split())
+
+
+# --- Showing characters ---------------------------------------------------------------
+
+_CONTROL_NAMES = {
+    0x00: "NULL", 0x07: "BELL", 0x08: "BACKSPACE", 0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED",
+    0x0B: "LINE TABULATION", 0x0C: "FORM FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE",
+    0x1C: "INFORMATION SEPARATOR FOUR", 0x1D: "INFORMATION SEPARATOR THREE",
+    0x1E: "INFORMATION SEPARATOR TWO", 0x1F: "INFORMATION SEPARATOR ONE", 0x7F: "DELETE",
+    0x85: "NEXT LINE", 0xA0: "NO-BREAK SPACE", 0xFEFF: "BYTE ORDER MARK",
+}
+
+
+def char_name(ch: str) -> str:
+    """The Unicode name of one character, with sensible names for controls and surrogates."""
+    cp = ord(ch)
+    if cp in _CONTROL_NAMES:
+        return _CONTROL_NAMES[cp]
+    if 0xD800 <= cp <= 0xDFFF:
+        return "LONE SURROGATE"
+    name = unicodedata.name(ch, "")
+    if name:
+        return name
+    cat = unicodedata.category(ch)
+    return {"Cc": "CONTROL CHARACTER", "Co": "PRIVATE USE CHARACTER", "Cn": "UNASSIGNED CODE POINT"}.get(
+        cat, "UNNAMED CHARACTER"
+    )
+
+
+def is_invisible(ch: str) -> bool:
+    """True for characters a reader cannot see or tell apart from a plain space."""
+    if ch == " ":
+        return False
+    cat = unicodedata.category(ch)
+    return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me") or ch.isspace()
+
+
+def describe_char(ch: str) -> str:
+    """``'a' (U+0061)`` for a visible character; ``U+00A0 NO-BREAK SPACE`` for an invisible one."""
+    code = f"U+{ord(ch):04X}"
+    if is_invisible(ch):
+        return f"{code} {char_name(ch)}"
+    return f"{ch!r} ({code} {char_name(ch)})" if not ch.isalnum() else f"{ch!r} ({code})"
+
+
+def visible(s: str) -> str:
+    """The text with every invisible character replaced by a bracketed code: ``a⟨U+00A0⟩b``.
+
+    Plain spaces stay; line feeds are shown and kept so multi-line text still reads as lines.
+    """
+    out = []
+    for ch in s:
+        if ch == "\n":
+            out.append("⟨LF⟩\n")
+        elif ch == "\t":
+            out.append("⟨TAB⟩")
+        elif is_invisible(ch):
+            out.append(f"⟨U+{ord(ch):04X}⟩")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def first_difference(a: str, b: str) -> int | None:
+    """0-based index of the first differing code point, or None when equal."""
+    if a == b:
+        return None
+    n = min(len(a), len(b))
+    # Binary search on prefix equality: fast on 10^6-character texts.
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def snippet(s: str, at: int, width: int = 20) -> str:
+    """A short window of ``s`` around index ``at``, invisible characters shown."""
+    start = max(0, at - width)
+    end = min(len(s), at + width)
+    pre = "…" if start > 0 else ""
+    post = "…" if end < len(s) else ""
+    return pre + visible(s[start:end]).replace("\n", "") + post

@@ -1,0 +1,63 @@
+"""The near-miss probe for the string graders (exact, normalized, contains).
+
+Each formatting step runs alone on both sides, in the fixed order of ``PROBE_STEPS``;
+every step that alone turns the fail into a pass is named. When none does but all seven
+together do, the code is ``several``. The other graders' probes live with them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import text
+
+PROBE_STEPS: dict[str, Callable[[str], str]] = {
+    "trim": text.trim,
+    "lowercase": text.lower,
+    "nfkc": text.nfkc,
+    "collapse_whitespace": text.collapse_whitespace,
+    "strip_trailing_punctuation": text.strip_trailing_punctuation,
+    "underscore_join": text.underscore_join,
+    "strip_quotes": text.strip_quotes,
+}
+
+# Every code any probe can report, for the dashboard's legend and the CLI's summary.
+PROBE_CODES: dict[str, str] = {
+    "trim": "passes after trimming whitespace",
+    "lowercase": "passes after lowercasing",
+    "nfkc": "passes after NFKC normalization",
+    "collapse_whitespace": "passes after collapsing whitespace runs",
+    "strip_trailing_punctuation": "passes after removing a trailing . or !",
+    "underscore_join": "passes after joining words with _",
+    "strip_quotes": "passes after removing outer quotes",
+    "several": "passes only after several formatting steps together",
+    "case_insensitive": "passes with the i flag",
+    "strip_fence": "passes after removing a code fence",
+    "read_whole": "passes reading the whole text as the number",
+    "read_first": "passes reading the first number",
+    "read_last": "passes reading the last number",
+    "below_threshold": "score within 0.1 below the threshold",
+}
+
+
+def _all_steps(s: str) -> str:
+    for f in PROBE_STEPS.values():
+        s = f(s)
+    return s
+
+
+def string_probe(check: Callable[..., bool]) -> Callable[..., tuple[str, ...] | None]:
+    """A probe over ``check(refs, output, **params) -> bool``, the grader's bare predicate."""
+
+    def probe(refs: tuple[str, ...], output: str, **params: Any) -> tuple[str, ...] | None:
+        codes = []
+        for code, step in PROBE_STEPS.items():
+            if check(tuple(step(r) for r in refs), step(output), **params):
+                codes.append(code)
+        if codes:
+            return tuple(codes)
+        if check(tuple(_all_steps(r) for r in refs), _all_steps(output), **params):
+            return ("several",)
+        return None
+
+    return probe

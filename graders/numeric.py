@@ -1,0 +1,99 @@
+"""Numeric: read one number from each side with the same mode, compare with tolerance.
+
+Settings: ``read`` = "whole" | "first" | "last" (grammar in ``graders.numbers``),
+``abs_tol`` and ``rel_tol`` (>= 0). Passes when ``|out - exp| <= max(abs_tol, rel_tol *
+|exp|)``, computed in exact decimal arithmetic (so 3.11 vs 3.1 at abs_tol 0.01 passes).
+Expected has no number: not judged. Output has no number: fail. Several references:
+passes when any passes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+
+from .numbers import READ_MODES, Reading, read_number
+from .registry import Param, register
+from .result import Grade, not_judged, verdict
+
+READ = Param("read", "choice", "whole", choices=READ_MODES, help="the whole text, the first number or the last")
+ABS_TOL = Param("abs_tol", "tolerance", 0.0, help="absolute tolerance")
+REL_TOL = Param("rel_tol", "tolerance", 0.0, help="relative tolerance, times |expected|")
+
+_MODE_WORDS = {"whole": "the whole text", "first": "the first number", "last": "the last number"}
+
+
+def _dec(x: float) -> Decimal:
+    return Decimal(repr(float(x)))
+
+
+def compare(exp: Decimal, out: Decimal, abs_tol: float, rel_tol: float) -> tuple[bool, Decimal, Decimal]:
+    """(passed, |out - exp|, allowed difference), exact for any number of digits."""
+    a, r = _dec(abs_tol), _dec(rel_tol)
+    digits = len(exp.as_tuple().digits) + len(out.as_tuple().digits) + len(r.as_tuple().digits) + 40
+    with localcontext() as ctx:
+        ctx.prec = digits
+        ctx.Emax, ctx.Emin = 999999999, -999999999
+        diff = abs(out - exp)
+        allowed = max(a, r * abs(exp))
+        return diff <= allowed, diff, allowed
+
+
+def check(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float) -> bool:
+    out = read_number(output, read)
+    if out is None:
+        return False
+    for ref in refs:
+        exp = read_number(ref, read)
+        if exp is not None and compare(exp.value, out.value, abs_tol, rel_tol)[0]:
+            return True
+    return False
+
+
+def probe(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> tuple[str, ...] | None:
+    codes = tuple(f"read_{m}" for m in READ_MODES if m != read and check(refs, output, m, abs_tol, rel_tol))
+    return codes or None
+
+
+def _fmt(d: Decimal) -> str:
+    s = format(d, "f") if abs(d.adjusted()) < 30 else str(d)
+    return s if len(s) <= 40 else s[:37] + "…"
+
+
+def _where(r: Reading, mode: str) -> str:
+    return f"{_MODE_WORDS[mode]}, “{r.text[:40]}” at position {r.start}"
+
+
+@register(
+    "numeric",
+    params=[READ, ABS_TOL, REL_TOL],
+    binary=True,
+    label="Numeric",
+    summary="one number from each side, equal within an absolute or relative tolerance",
+    probe=probe,
+)
+def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
+    readings = [(i, read_number(r, read)) for i, r in enumerate(refs)]
+    readings = [(i, r) for i, r in readings if r is not None]
+    tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
+    if not readings:
+        return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
+    out = read_number(output, read)
+    if out is None:
+        return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
+    best = None
+    for i, exp in readings:
+        passed, diff, allowed = compare(exp.value, out.value, abs_tol, rel_tol)
+        if best is None or (passed, -diff) > (best[0], -best[2]):
+            best = (passed, i, diff, allowed, exp)
+    passed, i, diff, allowed, exp = best
+    which = f" (reference {i + 1} of {len(refs)})" if len(refs) > 1 else ""
+    relation = "within" if passed else "outside"
+    text = (
+        f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
+        f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {relation} the allowed "
+        f"{_fmt(allowed)} ({tol})."
+    )
+    return verdict(
+        passed, text, read=read, output_number=str(out.value), expected_number=str(exp.value),
+        difference=str(diff), allowed=str(allowed),
+    )

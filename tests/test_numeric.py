@@ -1,0 +1,117 @@
+"""The numeric grader and its number grammar: every example of SPEC §3 and the seeds."""
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, strategies as st
+
+from graders import grade
+from graders.numbers import read_number
+
+
+@pytest.mark.parametrize(
+    "text, mode, value",
+    [
+        ("v2.0 scored 0.83", "first", "0.83"),
+        ("v2.0 scored 0.83", "last", "0.83"),
+        ("The refund is $42.00.", "last", "42.00"),
+        ("The refund is $42.00.", "first", "42.00"),
+        ("1,2345", "first", None),
+        ("1,2345", "last", None),
+        ("x-5", "first", "5"),
+        ("(-3)", "first", "-3"),
+        ("50%", "first", "50"),
+        ("50%", "whole", "50"),
+        ("1,234,567", "whole", "1234567"),
+        ("1,234,567.25 units", "first", "1234567.25"),
+        ("12,34", "first", None),
+        ("-7", "whole", "-7"),
+        ("+12", "whole", "12"),
+        ("  42  ", "whole", "42"),
+        ("42 apples", "whole", None),
+        ("answer: 42", "whole", None),
+        ("a -7 b", "first", "-7"),
+        ("a\u00a0-7", "first", "-7"),  # a no-break space is whitespace
+        ("x_1 is 3", "first", "3"),  # after _ is not read
+        ("ab12 9", "first", "9"),
+        ("1.5.3", "first", None),  # a version, not a number
+        ("3.10", "whole", "3.10"),
+        ("About 3.1 miles", "last", "3.1"),
+        ("no digits here", "first", None),
+        ("٣", "first", None),  # ASCII digits only
+        ("It costs 5 then 6.", "last", "6"),
+        ("007", "whole", "007"),
+        ("1e5", "whole", None),
+    ],
+)
+def test_number_grammar(text, mode, value):
+    r = read_number(text, mode)
+    if value is None:
+        assert r is None
+    else:
+        assert r is not None and r.value == Decimal(value)
+
+
+@pytest.mark.parametrize(
+    "expected, output, params, status",
+    [
+        ("42", "The refund is $42.00.", {"read": "last"}, "pass"),
+        ("3.11", "About 3.1 miles", {"read": "last"}, "fail"),
+        ("3.11", "About 3.1 miles", {"read": "last", "rel_tol": 0.01}, "pass"),
+        ("3.11", "3.1", {"abs_tol": 0.01}, "pass"),  # exact decimal arithmetic: 0.01 <= 0.01
+        ("3.11", "3.1", {"abs_tol": 0.0099}, "fail"),
+        ("100", "105", {"rel_tol": 0.05}, "pass"),
+        ("100", "105.01", {"rel_tol": 0.05}, "fail"),
+        ("-3", "(-3)", {"read": "first"}, "pass"),
+        ("n/a", "3", {}, "not_judged"),
+        ("42", "forty-two", {"read": "last"}, "fail"),
+        (["7", "42"], "42", {}, "pass"),
+        (["n/a", "42"], "42", {}, "pass"),
+        ("1,000", "1000", {}, "pass"),
+    ],
+)
+def test_numeric_table(expected, output, params, status):
+    assert grade("numeric", expected=expected, output=output, **params).status == status
+
+
+def test_explanation_says_what_was_read_and_the_tolerance():
+    g = grade("numeric", expected="3.11", output="About 3.1 miles", read="last", rel_tol=0.01)
+    assert "Read 3.1 from the output" in g.explanation
+    assert "3.11 from the reference" in g.explanation
+    assert "0.0311" in g.explanation and "rel_tol 0.01" in g.explanation
+    assert g.details["difference"] == "0.01"
+
+
+@pytest.mark.parametrize(
+    "expected, output, read, codes",
+    [
+        ("42", "It is 42", "whole", ("read_first", "read_last")),
+        ("42", "42 or 43", "last", ("read_first",)),
+        ("43", "42 or 43", "first", ("read_last",)),
+        ("42", "41 or 40", "last", None),
+    ],
+)
+def test_numeric_probe(expected, output, read, codes):
+    g = grade("numeric", expected=expected, output=output, read=read)
+    assert g.status == "fail" and g.near_miss == codes
+
+
+def test_huge_numbers_are_compared_exactly():
+    big = "9" * 5000
+    assert grade("numeric", expected=big, output=big).passed
+    assert not grade("numeric", expected=big, output=big[:-1] + "8").passed
+    assert grade("numeric", expected=big, output=big[:-1] + "8", abs_tol=1).passed
+
+
+@pytest.mark.parametrize("bad", [{"abs_tol": -1}, {"rel_tol": float("nan")}, {"read": "middle"}, {"tolerance": 1}])
+def test_bad_parameters_raise_value_error(bad):
+    with pytest.raises(ValueError) as e:
+        grade("numeric", expected="1", output="1", **bad)
+    assert list(bad)[0] in str(e.value)
+
+
+@given(st.text(), st.sampled_from(["whole", "first", "last"]))
+def test_grammar_never_raises_and_reads_digits_it_found(text, mode):
+    r = read_number(text, mode)
+    if r is not None:
+        assert r.text.lstrip("+-").replace(",", "").replace(".", "").isdigit()

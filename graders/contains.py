@@ -3,25 +3,60 @@ anywhere (``at="anywhere"``) or at its start (``at="start"``); no normalization.
 
 from __future__ import annotations
 
-from .nearmiss import string_probe
+from typing import Sequence
+
+from .block import Block
+from .nearmiss import probe_many
 from .registry import Param, register
-from .result import Grade, verdict
+from .result import Grade
 
 REQUIRE = Param("require", "choice", "any", choices=("any", "all"), help="one reference is enough, or every one")
 AT = Param("at", "choice", "anywhere", choices=("anywhere", "start"), help="anywhere in the output, or at its start")
 
 
-def _found(ref: str, output: str, at: str) -> bool:
-    return output.startswith(ref) if at == "start" else ref in output
+def _hits(refs: tuple[str, ...], output: str, at: str) -> list[bool]:
+    return [output.startswith(r) for r in refs] if at == "start" else [r in output for r in refs]
 
 
-def check(refs: tuple[str, ...], output: str, require: str, at: str) -> bool:
-    found = (_found(r, output, at) for r in refs)
-    return all(found) if require == "all" else any(found)
+def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require: str, at: str) -> list[bool]:
+    combine = all if require == "all" else any
+    if at == "start":
+        return [combine(o.startswith(x) for x in r) for r, o in zip(refs, outputs)]
+    return [combine(x in o for x in r) for r, o in zip(refs, outputs)]
 
 
 def _quote(s: str) -> str:
     return f"“{s[:60]}{'…' if len(s) > 60 else ''}”"
+
+
+def explain(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[bool, str, dict]:
+    hits = _hits(refs, output, at)
+    where = "at its start" if at == "start" else "anywhere"
+    passed = all(hits) if require == "all" else any(hits)
+    if len(refs) == 1:
+        text = f"The output {'contains' if passed else 'does not contain'} {_quote(refs[0])} {where}."
+        if not passed and at == "start" and refs[0] in output:
+            text += f" It appears later, at position {output.index(refs[0])}."
+    else:
+        missing = [r for r, h in zip(refs, hits) if not h]
+        text = (f"The output contains {sum(hits)} of {len(refs)} references {where} (needs {require});"
+                f" missing: {', '.join(_quote(m) for m in missing) or 'none'}.")
+    return passed, text, {"found": sum(hits), "references": len(refs)}
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, require: str, at: str) -> Block:
+    block = Block(len(outputs))
+    fails = []
+    for i, (r, o) in enumerate(zip(refs, outputs)):
+        passed, text, facts = explain(r, o, require, at)
+        block.set_verdict(i, passed, text, facts)
+        if not passed:
+            fails.append(i)
+    if fails:
+        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], require=require, at=at)
+        for i, c in zip(fails, codes):
+            block.near_miss[i] = c
+    return block
 
 
 @register(
@@ -30,20 +65,7 @@ def _quote(s: str) -> str:
     binary=True,
     label="Contains",
     summary="the output contains the reference (any or all), anywhere or at the start",
-    probe=string_probe(check),
+    batch=grade_many,
 )
 def grade_contains(refs: tuple[str, ...], output: str, *, require: str, at: str) -> Grade:
-    hits = [_found(r, output, at) for r in refs]
-    where = "at its start" if at == "start" else "anywhere"
-    passed = all(hits) if require == "all" else any(hits)
-    found = [r for r, h in zip(refs, hits) if h]
-    missing = [r for r, h in zip(refs, hits) if not h]
-    if len(refs) == 1:
-        word = "contains" if passed else "does not contain"
-        text = f"The output {word} {_quote(refs[0])} {where}."
-        if not passed and at == "start" and refs[0] in output:
-            text += f" It appears later, at position {output.index(refs[0])}."
-    else:
-        text = (f"The output contains {len(found)} of {len(refs)} references {where} (needs {require});"
-                f" missing: {', '.join(_quote(m) for m in missing) or 'none'}.")
-    return verdict(passed, text, found=len(found), references=len(refs))
+    return grade_many([refs], [output], require=require, at=at).grade(0)

@@ -8,14 +8,14 @@ any is equal; a fail is explained against the closest (longest common prefix).
 
 from __future__ import annotations
 
-from .nearmiss import string_probe
+import unicodedata
+from typing import Sequence
+
+from .block import Block
+from .nearmiss import probe_many
 from .registry import register
-from .result import Grade, verdict
+from .result import Grade
 from .text import describe_char, first_difference, nfc, nfkc, snippet
-
-
-def check(refs: tuple[str, ...], output: str) -> bool:
-    return output in refs
 
 
 def difference_flags(expected: str, output: str) -> tuple[str, ...]:
@@ -25,9 +25,16 @@ def difference_flags(expected: str, output: str) -> tuple[str, ...]:
         flags.append("whitespace")
     if expected.lower() == output.lower():
         flags.append("case")
-    if nfc(expected) == nfc(output):
+    # Two texts already in a normal form (ASCII always is) are equal in it only if equal.
+    if expected.isascii() and output.isascii():
+        return tuple(flags)
+    if not (unicodedata.is_normalized("NFC", expected) and unicodedata.is_normalized("NFC", output)) and nfc(
+        expected
+    ) == nfc(output):
         flags.append("nfc")
-    elif nfkc(expected) == nfkc(output):
+    elif not (unicodedata.is_normalized("NFKC", expected) and unicodedata.is_normalized("NFKC", output)) and nfkc(
+        expected
+    ) == nfkc(output):
         flags.append("nfkc")
     return tuple(flags)
 
@@ -73,21 +80,49 @@ def closest_reference(refs: tuple[str, ...], output: str) -> int:
     return best
 
 
+def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> list[bool]:
+    return [o in r for r, o in zip(refs, outputs)]
+
+
+def pass_text(refs: tuple[str, ...], output: str) -> str:
+    which = "" if len(refs) == 1 else f" (reference {refs.index(output) + 1} of {len(refs)})"
+    return f"The output equals the reference{which}, code point for code point ({len(output)} code points)."
+
+
+def fail_text(refs: tuple[str, ...], output: str) -> tuple[str, dict]:
+    i = closest_reference(refs, output)
+    sentence, facts = explain_difference(refs[i], output)
+    if len(refs) == 1:
+        return "The output is not equal to the reference. " + sentence, facts
+    facts["reference"] = i
+    return f"None of the {len(refs)} references is equal; against the closest, reference {i + 1}: " + sentence, facts
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
+    """Exact match over a column; the probe runs on the fails only, step by step over the column."""
+    block = Block(len(outputs))
+    hits = check_many(refs, outputs)
+    fails = []
+    for i, (r, o, hit) in enumerate(zip(refs, outputs, hits)):
+        if hit:
+            block.set_verdict(i, True, pass_text(r, o))
+        else:
+            text, facts = fail_text(r, o)
+            block.set_verdict(i, False, text, facts)
+            fails.append(i)
+    if fails:
+        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails])
+        for i, c in zip(fails, codes):
+            block.near_miss[i] = c
+    return block
+
+
 @register(
     "exact",
     binary=True,
     label="Exact match",
     summary="code-point equality, no normalization",
-    probe=string_probe(check),
+    batch=grade_many,
 )
 def grade_exact(refs: tuple[str, ...], output: str) -> Grade:
-    if output in refs:
-        n = len(output)
-        which = "" if len(refs) == 1 else f" (reference {refs.index(output) + 1} of {len(refs)})"
-        return verdict(True, f"The output equals the reference{which}, code point for code point ({n} code points).")
-    i = closest_reference(refs, output)
-    sentence, facts = explain_difference(refs[i], output)
-    if len(refs) > 1:
-        sentence = f"None of the {len(refs)} references is equal; against the closest, reference {i + 1}: " + sentence
-        facts["reference"] = i
-    return verdict(False, f"The output is not equal to the reference. {sentence}" if len(refs) == 1 else sentence, **facts)
+    return grade_many([refs], [output]).grade(0)

@@ -7,7 +7,7 @@ together do, the code is ``several``. The other graders' probes live with them.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from . import text
 
@@ -46,18 +46,26 @@ def _all_steps(s: str) -> str:
     return s
 
 
-def string_probe(check: Callable[..., bool]) -> Callable[..., tuple[str, ...] | None]:
-    """A probe over ``check(refs, output, **params) -> bool``, the grader's bare predicate."""
+CheckMany = Callable[..., list[bool]]
 
-    def probe(refs: tuple[str, ...], output: str, **params: Any) -> tuple[str, ...] | None:
-        codes = []
-        for code, step in PROBE_STEPS.items():
-            if check(tuple(step(r) for r in refs), step(output), **params):
-                codes.append(code)
-        if codes:
-            return tuple(codes)
-        if check(tuple(_all_steps(r) for r in refs), _all_steps(output), **params):
-            return ("several",)
-        return None
 
-    return probe
+def probe_many(
+    check_many: CheckMany, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], **params: Any
+) -> list[tuple[str, ...] | None]:
+    """The probe over a column of failing pairs; ``check_many(refs, outputs, **params)``
+    is the grader's bare predicate over a column."""
+    codes: list[list[str]] = [[] for _ in outputs]
+    for code, step in PROBE_STEPS.items():
+        hits = check_many([tuple(map(step, r)) for r in refs], [step(o) for o in outputs], **params)
+        for i, hit in enumerate(hits):
+            if hit:
+                codes[i].append(code)
+    rest = [i for i, c in enumerate(codes) if not c]
+    if rest:
+        hits = check_many(
+            [tuple(map(_all_steps, refs[i])) for i in rest], [_all_steps(outputs[i]) for i in rest], **params
+        )
+        for i, hit in zip(rest, hits):
+            if hit:
+                codes[i].append("several")
+    return [tuple(c) if c else None for c in codes]

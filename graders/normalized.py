@@ -7,10 +7,13 @@ collapse_whitespace, trim: the SQuAD v1.1 script's order).
 
 from __future__ import annotations
 
+from typing import Sequence
+
+from .block import Block
 from .exact import closest_reference, explain_difference
-from .nearmiss import string_probe
+from .nearmiss import probe_many
 from .registry import Param, register
-from .result import Grade, verdict
+from .result import Grade
 from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose
 
 PIPELINE = Param(
@@ -23,10 +26,34 @@ def pipeline_name(steps: tuple[str, ...]) -> str:
     return "squad" if steps == SQUAD_PIPELINE else "+".join(steps) or "none"
 
 
-def check(refs: tuple[str, ...], output: str, pipeline: tuple[str, ...]) -> bool:
+def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], pipeline: tuple[str, ...]) -> list[bool]:
     norm = compose(pipeline)
-    out = norm(output)
-    return any(norm(r) == out for r in refs)
+    return [norm(o) in map(norm, r) for r, o in zip(refs, outputs)]
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipeline: tuple[str, ...]) -> Block:
+    norm = compose(pipeline)
+    name = pipeline_name(pipeline)
+    sig = f"normalized|pipeline:{name}"
+    block = Block(len(outputs))
+    fails = []
+    for i, (r, o) in enumerate(zip(refs, outputs)):
+        out = norm(o)
+        normed = tuple(map(norm, r))
+        if out in normed:
+            block.set_verdict(i, True, f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]", {"signature": sig})
+            continue
+        k = closest_reference(normed, out)
+        sentence, facts = explain_difference(normed[k], out, what="normalized reference", other="normalized output")
+        lead = (f"After the pipeline ({name}) the output still differs"
+                + (f" from all {len(r)} references (closest: reference {k + 1})" if len(r) > 1 else "") + ". ")
+        block.set_verdict(i, False, lead + sentence + f" [{sig}]", {"signature": sig, **facts})
+        fails.append(i)
+    if fails:
+        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], pipeline=pipeline)
+        for i, c in zip(fails, codes):
+            block.near_miss[i] = c
+    return block
 
 
 @register(
@@ -35,17 +62,7 @@ def check(refs: tuple[str, ...], output: str, pipeline: tuple[str, ...]) -> bool
     binary=True,
     label="Normalized match",
     summary="equality after a normalization pipeline (default trim, lower)",
-    probe=string_probe(check),
+    batch=grade_many,
 )
 def grade_normalized(refs: tuple[str, ...], output: str, *, pipeline: tuple[str, ...]) -> Grade:
-    norm = compose(pipeline)
-    out = norm(output)
-    normed = [norm(r) for r in refs]
-    sig = f"normalized|pipeline:{pipeline_name(pipeline)}"
-    if out in normed:
-        return verdict(True, f"After the pipeline ({pipeline_name(pipeline)}) the output equals the reference: “{out[:80]}”. [{sig}]", signature=sig)
-    i = closest_reference(tuple(normed), out)
-    sentence, facts = explain_difference(normed[i], out, what="normalized reference", other="normalized output")
-    lead = (f"After the pipeline ({pipeline_name(pipeline)}) the output still differs"
-            + (f" from all {len(refs)} references (closest: reference {i + 1})" if len(refs) > 1 else "") + ". ")
-    return verdict(False, lead + sentence + f" [{sig}]", signature=sig, **facts)
+    return grade_many([refs], [output], pipeline=pipeline).grade(0)

@@ -9,9 +9,12 @@ passes when any passes.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal, localcontext
+from typing import Sequence
 
 from .numbers import READ_MODES, Reading, read_number
+from .block import Block
 from .registry import Param, register
 from .result import Grade, not_judged, verdict
 
@@ -38,22 +41,6 @@ def compare(exp: Decimal, out: Decimal, abs_tol: float, rel_tol: float) -> tuple
         return diff <= allowed, diff, allowed
 
 
-def check(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float) -> bool:
-    out = read_number(output, read)
-    if out is None:
-        return False
-    for ref in refs:
-        exp = read_number(ref, read)
-        if exp is not None and compare(exp.value, out.value, abs_tol, rel_tol)[0]:
-            return True
-    return False
-
-
-def probe(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> tuple[str, ...] | None:
-    codes = tuple(f"read_{m}" for m in READ_MODES if m != read and check(refs, output, m, abs_tol, rel_tol))
-    return codes or None
-
-
 def _fmt(d: Decimal) -> str:
     s = format(d, "f") if abs(d.adjusted()) < 30 else str(d)
     return s if len(s) <= 40 else s[:37] + "…"
@@ -63,21 +50,13 @@ def _where(r: Reading, mode: str) -> str:
     return f"{_MODE_WORDS[mode]}, “{r.text[:40]}” at position {r.start}"
 
 
-@register(
-    "numeric",
-    params=[READ, ABS_TOL, REL_TOL],
-    binary=True,
-    label="Numeric",
-    summary="one number from each side, equal within an absolute or relative tolerance",
-    probe=probe,
-)
-def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
-    readings = [(i, read_number(r, read)) for i, r in enumerate(refs)]
+def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> Grade:
+    """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
+    readings = [(i, reader(r, read)) for i, r in enumerate(refs)]
     readings = [(i, r) for i, r in readings if r is not None]
-    tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
     if not readings:
         return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
-    out = read_number(output, read)
+    out = reader(output, read)
     if out is None:
         return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
     best = None
@@ -87,13 +66,48 @@ def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: flo
             best = (passed, i, diff, allowed, exp)
     passed, i, diff, allowed, exp = best
     which = f" (reference {i + 1} of {len(refs)})" if len(refs) > 1 else ""
-    relation = "within" if passed else "outside"
+    tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
     text = (
         f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
-        f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {relation} the allowed "
-        f"{_fmt(allowed)} ({tol})."
+        f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
+        f"the allowed {_fmt(allowed)} ({tol})."
     )
     return verdict(
         passed, text, read=read, output_number=str(out.value), expected_number=str(exp.value),
         difference=str(diff), allowed=str(allowed),
     )
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read: str, abs_tol: float, rel_tol: float) -> Block:
+    """Numeric over a column; each distinct text is read once per mode."""
+    cache: dict[tuple[str, str], Reading | None] = {}
+
+    def reader(text: str, mode: str) -> Reading | None:
+        key = (text, mode)
+        if key not in cache:
+            cache[key] = read_number(text, mode)
+        return cache[key]
+
+    block = Block(len(outputs))
+    for i, (r, o) in enumerate(zip(refs, outputs)):
+        g = _judge(r, o, read, abs_tol, rel_tol, reader)
+        if g.status == "fail":
+            codes = tuple(
+                f"read_{m}" for m in READ_MODES
+                if m != read and _judge(r, o, m, abs_tol, rel_tol, reader).status == "pass"
+            )
+            g = replace(g, near_miss=codes or None)
+        block.set(i, g)
+    return block
+
+
+@register(
+    "numeric",
+    params=[READ, ABS_TOL, REL_TOL],
+    binary=True,
+    label="Numeric",
+    summary="one number from each side, equal within an absolute or relative tolerance",
+    batch=grade_many,
+)
+def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
+    return grade_many([refs], [output], read=read, abs_tol=abs_tol, rel_tol=rel_tol).grade(0)

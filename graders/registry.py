@@ -46,6 +46,9 @@ class GraderSpec:
     label: str
     summary: str
     probe: Callable[..., tuple[str, ...] | None] | None = None
+    # Optional column form: batch(refs_list, outputs, **params) -> list[Grade], equal to
+    # calling run() per row (the regex grader uses it for one worker round trip per batch).
+    batch: Callable[..., list[Grade]] | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -71,9 +74,10 @@ def register(
     label: str,
     summary: str,
     probe: Callable[..., tuple[str, ...] | None] | None = None,
+    batch: Callable[..., list[Grade]] | None = None,
 ) -> Callable[[Callable[..., Grade]], Callable[..., Grade]]:
     def deco(func: Callable[..., Grade]) -> Callable[..., Grade]:
-        REGISTRY[name] = GraderSpec(name, func, tuple(params), binary, uses_expected, label, summary, probe)
+        REGISTRY[name] = GraderSpec(name, func, tuple(params), binary, uses_expected, label, summary, probe, batch)
         return func
 
     return deco

@@ -1,0 +1,289 @@
+"""The batch layer: score prepared rows with a configuration, in SPEC §6's columns.
+
+``score_frame(rows, config)`` takes the rows frame of ``graders.rows.prepare`` (columns
+``record, item, system, repeat, refs, output``, optionally ``assertions``) and returns one
+scored row per case × system × repeat × scorer. Results are identical to calling
+``grade`` row by row; the cheap string graders run vectorized over the column
+(``graders.vectorized``), the rest loop over plain lists, and large frames are spread
+over worker processes in chunks (progress is reported per chunk, and a cancel callback
+is checked between chunks).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .assertions import run_assertion, scorer_name
+from .block import Block
+from .config import OVERALL_GRADERS, GraderConfig, RunConfig
+from .registry import get_spec, run
+from .result import Grade
+
+SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
+# Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
+# row number, to join back to expected and output) and details (the Grade's details).
+EXTRA_COLUMNS = ("status", "record", "details")
+
+CHUNK_ROWS = 4000
+PARALLEL_MIN_ROWS = 20000
+
+Progress = Callable[[int, int], None]
+Cancel = Callable[[], bool]
+
+
+class Cancelled(Exception):
+    """Scoring was stopped by the cancel callback."""
+
+
+def format_score(score: float | None) -> str:
+    return "" if score is None or (isinstance(score, float) and math.isnan(score)) else repr(float(score))
+
+
+_PASS_CELL = {True: "true", False: "false", None: ""}
+
+
+def grade_cells(g: Grade) -> tuple[str, str, str, str]:
+    """(score, pass, error, near_miss) cells of the scored file for one grade."""
+    if g.status == "not_judged":
+        err = "not-judged"
+    elif g.status == "error":
+        err = g.explanation
+    else:
+        err = ""
+    return format_score(g.score), _PASS_CELL[g.passed], err, ";".join(g.near_miss) if g.near_miss else ""
+
+
+def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
+    """One grader over a column of pairs: the grader's column form when it has one, else
+    ``run`` row by row (same results either way)."""
+    spec = get_spec(gc.name)
+    if spec.batch is not None:
+        return spec.batch(refs, outputs, **gc.resolved)
+    params = gc.resolved
+    return Block.from_grades([run(spec, r, o, params) for r, o in zip(refs, outputs)])
+
+
+def overall_grade(statuses: Sequence[str], rule: str) -> Grade:
+    """The overall row from the statuses of the selected pass-or-fail graders (SPEC §5)."""
+    k = len(statuses)
+    undecided = sum(s in ("not_judged", "error") for s in statuses)
+    if rule == "all":
+        if "fail" in statuses:
+            return Grade("fail", False, 0.0, f"{statuses.count('fail')} of {k} pass-or-fail graders failed (rule: all must pass).")
+        if undecided:
+            return Grade("not_judged", None, None, f"Undecided: none failed, but {undecided} of {k} were not judged (rule: all must pass).")
+        return Grade("pass", True, 1.0, f"All {k} pass-or-fail graders passed (rule: all must pass).")
+    if "pass" in statuses:
+        return Grade("pass", True, 1.0, f"{statuses.count('pass')} of {k} pass-or-fail graders passed (rule: any passes).")
+    if undecided:
+        return Grade("not_judged", None, None, f"Undecided: none passed, but {undecided} of {k} were not judged (rule: any passes).")
+    return Grade("fail", False, 0.0, f"None of the {k} pass-or-fail graders passed (rule: any passes).")
+
+
+def _overall_block(blocks: Sequence[Block], rule: str, n: int) -> Block:
+    if not blocks:
+        b = Block(n)
+        for i in range(n):
+            b.set(i, Grade("error", None, None, NO_BINARY_GRADER))
+        return b
+    # Few distinct status combinations: decide each once.
+    memo: dict[tuple[str, ...], Grade] = {}
+    b = Block(n)
+    for i, key in enumerate(zip(*(blk.status for blk in blocks))):
+        g = memo.get(key)
+        if g is None:
+            g = memo[key] = overall_grade(list(key), rule)
+        b.set(i, g)
+    return b
+
+
+NO_BINARY_GRADER = "no-binary-grader"
+
+
+class _Cells:
+    """Scored-file cells for a list of blocks, with one metadata builder per scorer."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {c: [] for c in ("scorer", "score", "pass", "error", "near_miss", "explanation", "metadata", "status", "details")}
+
+    def add(self, scorer: str, block: Block, base_meta: dict[str, Any]) -> None:
+        c = self.cols
+        n = len(block)
+        c["scorer"].append([scorer] * n)
+        c["score"].append(["" if x is None else repr(float(x)) for x in block.score])
+        c["pass"].append([_PASS_CELL[p] for p in block.passed])
+        c["error"].append([
+            "" if st in ("pass", "fail", "scored") else ("not-judged" if st == "not_judged" else
+            (NO_BINARY_GRADER if ex == NO_BINARY_GRADER else ex))
+            for st, ex in zip(block.status, block.explanation)
+        ])
+        c["near_miss"].append([";".join(x) if x else "" for x in block.near_miss])
+        c["explanation"].append(block.explanation)
+        metas: dict[Any, str] = {}
+        col = []
+        for d in block.details:
+            sig = d.get("signature") if d else None
+            m = metas.get(sig)
+            if m is None:
+                meta = dict(base_meta)
+                if sig:
+                    meta["signature"] = sig
+                m = metas[sig] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+            col.append(m)
+        c["metadata"].append(col)
+        c["status"].append(block.status)
+        c["details"].append(block.details)
+
+
+def _interleave(parts: list[list[Any]], n: int) -> list[Any]:
+    """k columns of n cells -> n*k cells, row-major (row 0's k scorers first)."""
+    if not parts:
+        return []
+    arr = np.empty((n, len(parts)), dtype=object)
+    for j, p in enumerate(parts):
+        arr[:, j] = p
+    return arr.ravel().tolist()
+
+
+def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, list[Any]]:
+    """Score one chunk of rows; return the scored columns as lists (row-major by case)."""
+    refs = list(rows["refs"])
+    outputs = list(rows["output"])
+    n = len(outputs)
+    cells = _Cells()
+    binaries = []
+    for gc in config.graders:
+        block = grade_column(gc, refs, outputs)
+        cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
+        if gc.name in OVERALL_GRADERS:
+            binaries.append((gc.name, block))
+    if config.overall:
+        block = _overall_block([b for _, b in binaries], config.overall, n)
+        cells.add("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]})
+    k = len(cells.cols["scorer"])
+    out: dict[str, list[Any]] = {name: _interleave(parts, n) for name, parts in cells.cols.items()}
+    for name in ("item", "system", "repeat", "record"):
+        out[name] = np.repeat(np.asarray(list(rows[name]), dtype=object), k).tolist()
+    if include_output:
+        out["output"] = np.repeat(np.asarray(outputs, dtype=object), k).tolist()
+    out["_order"] = np.repeat(np.arange(n), k).tolist()
+
+    # Per-row assertions: extra scorers on their row, placed after the row's graders.
+    if "assertions" in rows.columns:
+        items, systems, repeats, records = list(rows["item"]), list(rows["system"]), list(rows["repeat"]), list(rows["record"])
+        extra = 0
+        for i, assertions in enumerate(rows["assertions"]):
+            for j, a in enumerate(assertions or ()):
+                g, meta = run_assertion(a, refs[i], outputs[i])
+                score, passed, err, near = grade_cells(g)
+                for name, value in (
+                    ("item", items[i]), ("system", systems[i]), ("repeat", repeats[i]), ("record", records[i]),
+                    ("scorer", scorer_name(j, str(a.get("type", "")))), ("score", score), ("pass", passed),
+                    ("error", err), ("near_miss", near), ("explanation", g.explanation),
+                    ("metadata", json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)),
+                    ("status", g.status), ("details", dict(g.details)), ("_order", i),
+                ):
+                    out[name].append(value)
+                if include_output:
+                    out["output"].append(outputs[i])
+                extra += 1
+        if extra:
+            order = np.argsort(np.asarray(out["_order"]), kind="stable")
+            for name in out:
+                out[name] = [out[name][j] for j in order]
+    del out["_order"]
+    return out
+
+
+def _chunks(n: int, size: int) -> list[tuple[int, int]]:
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+def default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def score_frame(
+    rows: pd.DataFrame,
+    config: RunConfig,
+    *,
+    include_output: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> pd.DataFrame:
+    """Score every row with every configured grader, the overall row and the row's assertions.
+
+    ``workers``: processes for large frames (default: the cores, at most 4; 1 = in this
+    process). ``progress(done, total)`` is called after each chunk; ``cancel()`` returning
+    True stops between chunks with ``Cancelled``.
+    """
+    n = len(rows)
+    workers = default_workers() if workers is None else max(1, int(workers))
+    spans = _chunks(n, chunk_rows)
+    parts: list[dict[str, list[Any]] | None] = [None] * len(spans)
+    done = 0
+    if progress:
+        progress(0, n)
+    if workers == 1 or n < PARALLEL_MIN_ROWS or len(spans) < 2:
+        for k, (a, b) in enumerate(spans):
+            if cancel and cancel():
+                raise Cancelled()
+            parts[k] = _score_chunk(rows.iloc[a:b], config, include_output)
+            done += b - a
+            if progress:
+                progress(done, n)
+    else:
+        # forkserver: children start clean (no inherited threads or regex-worker pipes).
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
+            futures = {pool.submit(_score_chunk, rows.iloc[a:b], config, include_output): k for k, (a, b) in enumerate(spans)}
+            try:
+                for fut in as_completed(futures):
+                    k = futures[fut]
+                    parts[k] = fut.result()
+                    a, b = spans[k]
+                    done += b - a
+                    if progress:
+                        progress(done, n)
+                    if cancel and cancel():
+                        raise Cancelled()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+    columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
+    merged: dict[str, list[Any]] = {c: [] for c in columns}
+    for part in parts:
+        if part:
+            for c in columns:
+                merged[c].extend(part[c])
+    return pd.DataFrame(merged, columns=columns, dtype=object)
+
+
+def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
+    """Write the scored CSV: SPEC §6's columns (and ``output`` when asked), every cell text."""
+    columns = list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else [])
+    frame = scored.loc[:, columns]
+    frame.to_csv(path_or_buffer, index=False, lineterminator="\n", encoding="utf-8", errors="backslashreplace")
+
+
+def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:
+    import io
+
+    buf = io.StringIO()
+    write_scored(scored, buf, include_output=include_output)
+    return buf.getvalue().encode("utf-8", errors="backslashreplace")
+
+
+def iter_statuses(scored: pd.DataFrame, scorer: str) -> Iterable[str]:
+    return scored.loc[scored["scorer"] == scorer, "status"]

@@ -1,0 +1,207 @@
+"""The ``gradeboard`` command (also ``python -m graders``), SPEC §7.
+
+    gradeboard score   FILE [--config CONFIG.json] [--grader NAME ...] --out SCORED.csv [--summary SUMMARY.json]
+    gradeboard compare FILE [--config CONFIG.json] --out COMPARISON.csv [--summary SUMMARY.json]
+
+Exit 0 on success, 1 when a ``--fail-under`` / ``--fail-if-worse`` gate trips, 2 on bad
+input with one clear line on stderr (never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class BadInput(Exception):
+    """Bad input: the message is printed as is and the command exits 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .registry import REGISTRY
+
+    p = argparse.ArgumentParser(prog="gradeboard", description="Grade LLM eval results with code graders.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
+        sp.add_argument("--config", help="configuration JSON, as the dashboard exports it")
+        sp.add_argument("--format", choices=["csv", "tsv", "jsonl", "json-array", "json-rows"], help="override format detection")
+        sp.add_argument("--out", required=True, help="where to write the CSV")
+        sp.add_argument("--summary", help="where to write the summary JSON")
+        sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
+        sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
+
+    s = sub.add_parser("score", help="score every row and write the scored file")
+    common(s)
+    s.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
+                   help="a grader with default parameters (repeatable); adds to the configuration's")
+    s.add_argument("--include-output", action="store_true", help="add the output column to the scored file")
+    s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE",
+                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system")
+
+    c = sub.add_parser("compare", help="compare model A with model B")
+    common(c)
+    c.add_argument("--a", dest="version_a", help="version used as A (long files)")
+    c.add_argument("--b", dest="version_b", help="version used as B (long files)")
+    c.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    c.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER",
+                   help="exit 1 when A is worse than B on GRADER beyond the 95%% interval")
+    return p
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from .config import ConfigError, GraderConfig, RunConfig, load_config
+
+    try:
+        config = load_config(args.config) if args.config else RunConfig()
+        extra = [g for g in getattr(args, "grader", []) if g not in config.grader_names]
+        if extra:
+            config = RunConfig(config.columns, config.graders + tuple(GraderConfig.make(g) for g in extra), config.overall)
+        if not config.graders:
+            config = RunConfig(config.columns, (GraderConfig.make("exact"), GraderConfig.make("normalized")), config.overall)
+    except ConfigError as e:
+        raise BadInput(f"configuration: {e}") from None
+    return config
+
+
+def _read(args: argparse.Namespace) -> Any:
+    from .readers import DEFAULT_MAX_BYTES, ResultsFileError, read_results
+
+    max_bytes = DEFAULT_MAX_BYTES if args.max_mb is None else int(args.max_mb * 1024 * 1024)
+    try:
+        return read_results(args.file, format=args.format, max_bytes=max_bytes)
+    except ResultsFileError as e:
+        raise BadInput(str(e)) from None
+
+
+def _write_json(path: str, data: Any) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False, allow_nan=False)
+            f.write("\n")
+    except OSError as e:
+        raise BadInput(f"cannot write {path!r}: {e.strerror}") from None
+
+
+def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
+    from .registry import REGISTRY
+
+    gates = []
+    for v in values:
+        name, sep, rate = v.partition("=")
+        try:
+            r = float(rate)
+        except ValueError:
+            r = -1.0
+        if not sep or not 0.0 <= r <= 1.0:
+            raise BadInput(f"--fail-under takes GRADER=RATE with RATE between 0 and 1, not {v!r}")
+        if name not in REGISTRY and name != "overall":
+            raise BadInput(f"--fail-under: unknown grader {name!r}; valid graders: {', '.join(REGISTRY)}, overall")
+        gates.append((name, r))
+    return gates
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .batch import write_scored
+    from .pipeline import resolve_mapping, score_prepared
+    from .rows import MappingError
+
+    gates = _parse_gates(args.fail_under)
+    config = _config(args)
+    file = _read(args)
+    try:
+        run = score_prepared(file, config, mapping=resolve_mapping(file, config),
+                             include_output=args.include_output, workers=args.workers)
+    except MappingError as e:
+        raise BadInput(str(e)) from None
+    try:
+        write_scored(run.scored, args.out, include_output=args.include_output)
+    except OSError as e:
+        raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
+    if args.summary:
+        _write_json(args.summary, run.summary)
+    _print_summary(run.summary)
+    failed = []
+    for name, rate in gates:
+        for system, per in run.summary["systems"].items():
+            st = per.get(name)
+            if st is None:
+                raise BadInput(f"--fail-under: grader {name!r} was not run")
+            if st["pass_rate"] is not None and st["pass_rate"] < rate:
+                failed.append(f"{name} pass rate {st['pass_rate']:.4f} < {rate:g} ({system})")
+    for line in failed:
+        print(f"gradeboard: fail-under: {line}", file=sys.stderr)
+    return EXIT_GATE if failed else EXIT_OK
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    lo = summary["left_out"]
+    print(f"{summary['cases']} rows scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
+    for system, per in summary["systems"].items():
+        print(f"[{system}]")
+        for scorer, st in per.items():
+            if scorer.startswith("assert:"):
+                continue
+            rate = "" if st["pass_rate"] is None else f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
+            mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
+            print(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6} not judged {st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
+    for reason, count in lo.get("counts", {}).items():
+        rows = ", ".join(map(str, lo.get("rows", {}).get(reason, [])))
+        print(f"left out, {reason}: {count} (rows {rows})")
+    if summary.get("unknown_assertions"):
+        kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
+        print(f"assertion kinds not run: {kinds}")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import CompareError, compare_file, write_comparison
+
+    config = _config(args)
+    file = _read(args)
+    try:
+        result = compare_file(file, config, version_a=args.version_a, version_b=args.version_b,
+                              resamples=args.resamples, seed=args.seed, workers=args.workers)
+    except CompareError as e:
+        raise BadInput(str(e)) from None
+    for name in args.fail_if_worse:
+        if name not in result.metrics:
+            raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
+    try:
+        write_comparison(result, args.out)
+    except OSError as e:
+        raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
+    if args.summary:
+        _write_json(args.summary, result.summary())
+    print(result.report())
+    worse = [n for n in args.fail_if_worse if result.worse_beyond_interval(n)]
+    for n in worse:
+        print(f"gradeboard: fail-if-worse: A is worse than B on {n} beyond the 95% interval", file=sys.stderr)
+    return EXIT_GATE if worse else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as e:  # argparse already printed its one-line usage error
+        return EXIT_BAD_INPUT if e.code else EXIT_OK
+    try:
+        return cmd_score(args) if args.command == "score" else cmd_compare(args)
+    except BadInput as e:
+        print(f"gradeboard: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("gradeboard: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        print("gradeboard: out of memory; try a smaller file or fewer --workers", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

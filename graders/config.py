@@ -1,0 +1,130 @@
+"""The run configuration: what the dashboard's "Export configuration" downloads and
+``gradeboard score --config`` reads back (SPEC §7)::
+
+    {"columns": {"id": "id", "expected": "expected", "output": "output", ...},
+     "graders": [{"name": "exact"}, {"name": "numeric", "read": "last", "abs_tol": 0.5}],
+     "overall": null | "all" | "any"}
+
+Grader parameters are validated against the registry when the configuration is built, so a
+bad configuration fails once, with one message, before any row is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .registry import get_spec, resolve_params
+
+# The pass-or-fail graders the overall row summarizes (SPEC §5); valid_json is not one.
+OVERALL_GRADERS = ("exact", "normalized", "contains", "regex", "numeric", "json_schema")
+OVERALL_RULES = ("all", "any")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names what is wrong."""
+
+
+@dataclass(frozen=True)
+class GraderConfig:
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)  # as given (JSON-ready)
+    resolved: Mapping[str, Any] = field(default_factory=dict, compare=False)  # validated, defaults filled
+
+    @classmethod
+    def make(cls, name: str, params: Mapping[str, Any] | None = None) -> "GraderConfig":
+        params = dict(params or {})
+        try:
+            get_spec(name)
+            resolved = resolve_params(name, params)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        return cls(name, params, resolved)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        for key, value in self.resolved.items():
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    columns: Mapping[str, str | None] = field(default_factory=dict)
+    graders: tuple[GraderConfig, ...] = ()
+    overall: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.overall not in (None, *OVERALL_RULES):
+            raise ConfigError(f"overall must be null, 'all' or 'any', not {self.overall!r}")
+        names = [g.name for g in self.graders]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ConfigError(f"grader {dupes[0]!r} is configured twice; each grader may appear once")
+
+    @property
+    def grader_names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.graders)
+
+    @property
+    def needs_expected(self) -> bool:
+        return any(get_spec(g.name).uses_expected for g in self.graders)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "RunConfig":
+        if not isinstance(data, dict):
+            raise ConfigError("a configuration is a JSON object with 'columns', 'graders' and 'overall'")
+        unknown = sorted(set(data) - {"columns", "graders", "overall", "version"})
+        if unknown:
+            raise ConfigError(f"unknown configuration key {unknown[0]!r}; valid keys: columns, graders, overall")
+        columns = data.get("columns") or {}
+        if not isinstance(columns, dict) or any(v is not None and not isinstance(v, str) for v in columns.values()):
+            raise ConfigError("'columns' must map roles to column names")
+        from .columns import ROLES
+
+        bad = sorted(set(columns) - set(ROLES))
+        if bad:
+            raise ConfigError(f"unknown column role {bad[0]!r}; valid roles: {', '.join(ROLES)}")
+        graders_in = data.get("graders", [])
+        if not isinstance(graders_in, list):
+            raise ConfigError("'graders' must be a list of objects like {\"name\": \"exact\"}")
+        graders = []
+        for i, g in enumerate(graders_in):
+            if isinstance(g, str):
+                g = {"name": g}
+            if not isinstance(g, dict) or not isinstance(g.get("name"), str):
+                raise ConfigError(f"graders[{i}] must be an object with a 'name'")
+            params = {k: v for k, v in g.items() if k != "name"}
+            graders.append(GraderConfig.make(g["name"], params))
+        return cls(dict(columns), tuple(graders), data.get("overall"))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "columns": {k: v for k, v in self.columns.items() if v},
+            "graders": [g.to_dict() for g in self.graders],
+            "overall": self.overall,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+
+def load_config(path: str | os.PathLike[str]) -> RunConfig:
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()
+    except OSError as e:
+        raise ConfigError(f"cannot read the configuration {os.fspath(path)!r}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"the configuration {os.fspath(path)!r} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    return RunConfig.from_dict(data)
+
+
+def default_config(columns: Mapping[str, str | None], graders: Sequence[str] = ("exact", "normalized")) -> RunConfig:
+    return RunConfig(dict(columns), tuple(GraderConfig.make(g) for g in graders), None)

@@ -1,0 +1,75 @@
+"""One call from a results file to scored rows and a summary: what the command line and
+the dashboard both run, so that the same configuration gives the same counts."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import pandas as pd
+
+from .batch import Cancel, Progress, score_frame
+from .columns import suggest_mapping
+from .config import RunConfig
+from .readers import DEFAULT_MAX_BYTES, ResultsFile, read_results
+from .rows import Prepared, prepare
+from .summary import summarize
+
+
+@dataclass(frozen=True)
+class ScoreRun:
+    file: ResultsFile
+    mapping: Mapping[str, str | None]
+    prepared: Prepared
+    scored: pd.DataFrame
+    summary: dict[str, Any]
+
+
+def resolve_mapping(file: ResultsFile, config: RunConfig) -> dict[str, str | None]:
+    """The suggested mapping, overridden role by role by the configuration's columns."""
+    mapping = suggest_mapping(file.columns)
+    for role, column in config.columns.items():
+        mapping[role] = column or None
+    return mapping
+
+
+def score_prepared(
+    file: ResultsFile,
+    config: RunConfig,
+    *,
+    mapping: Mapping[str, str | None] | None = None,
+    include_output: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> ScoreRun:
+    mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
+    prepared = prepare(file, mapping, needs_expected=config.needs_expected)
+    scored = score_frame(
+        prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel
+    )
+    summary = summarize(
+        scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
+        config={**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}},
+    )
+    return ScoreRun(file, mapping, prepared, scored, summary)
+
+
+def score_file(
+    source: str | os.PathLike[str] | bytes,
+    config: RunConfig,
+    *,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    include_output: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> ScoreRun:
+    """Read ``source``, map its columns (suggestions overridden by the configuration),
+    leave out what cannot be scored, score the rest and summarize."""
+    file = read_results(source, format=format, max_bytes=max_bytes)
+    return score_prepared(
+        file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel
+    )

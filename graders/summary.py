@@ -1,0 +1,97 @@
+"""The run summary (SPEC §7): counts per scorer, pass rates with Wilson 95% intervals,
+corpus beside mean-sentence BLEU and chrF, the left-out report and unknown assertions.
+
+Counts are over scored rows: ``graded`` is every row the scorer produced; ``passed`` +
+``failed`` are the decided rows the pass rate is taken over; ``scored`` counts continuous
+scores without a threshold; ``mean_score`` is over rows that have a score.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import pandas as pd
+
+from .stats import wilson_interval
+
+
+def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
+    counts = statuses.value_counts()
+    passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
+    numeric = pd.to_numeric(scores.where(scores != ""), errors="coerce")
+    decided = passed + failed
+    lo, hi = wilson_interval(passed, decided) if decided else (None, None)
+    return {
+        "graded": int(len(statuses)),
+        "passed": passed,
+        "failed": failed,
+        "not_judged": int(counts.get("not_judged", 0)),
+        "errors": int(counts.get("error", 0)),
+        "scored": int(counts.get("scored", 0)),
+        "near_misses": int((near != "").sum()),
+        "mean_score": None if numeric.notna().sum() == 0 else float(numeric.mean()),
+        "pass_rate": None if not decided else passed / decided,
+        "pass_rate_ci95": None if not decided else [lo, hi],
+    }
+
+
+def _by_scorer(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for scorer, part in frame.groupby("scorer", sort=False):
+        out[str(scorer)] = scorer_stats(part["status"], part["score"], part["near_miss"])
+    return out
+
+
+def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per system: corpus BLEU / chrF beside the mean of the sentence scores."""
+    from .bleu import corpus_bleu
+    from .chrf import corpus_chrf
+
+    out: dict[str, dict[str, Any]] = {}
+    for system, part in rows.groupby("system", sort=False):
+        figures: dict[str, Any] = {}
+        outputs, refs = list(part["output"]), [list(r) for r in part["refs"]]
+        for name, corpus in (("bleu", corpus_bleu), ("chrf", corpus_chrf)):
+            if name not in graders:
+                continue
+            sentence = scored[(scored["scorer"] == name) & (scored["system"] == system)]["score"]
+            sentence = pd.to_numeric(sentence.where(sentence != ""), errors="coerce")
+            figures[name] = {
+                "corpus": corpus(outputs, refs) if outputs else None,
+                "mean_sentence": None if sentence.notna().sum() == 0 else float(sentence.mean()),
+                "rows": int(len(outputs)),
+            }
+        if figures:
+            out[str(system)] = figures
+    return out
+
+
+def unknown_assertion_kinds(scored: pd.DataFrame) -> dict[str, int]:
+    asserts = scored[scored["scorer"].str.startswith("assert:") & (scored["status"] == "error")]
+    counts: dict[str, int] = {}
+    for meta in asserts["metadata"]:
+        m = json.loads(meta)
+        if m.get("unsupported"):
+            counts[m["kind"]] = counts.get(m["kind"], 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def summarize(
+    scored: pd.DataFrame,
+    rows: pd.DataFrame,
+    *,
+    graders: tuple[str, ...],
+    left_out: Mapping[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    systems = {str(s): _by_scorer(part) for s, part in scored.groupby("system", sort=False)}
+    return {
+        "cases": int(len(rows)),
+        "graders": _by_scorer(scored),
+        "systems": systems,
+        "corpus": corpus_figures(rows, graders, scored),
+        "left_out": dict(left_out or {}),
+        "unknown_assertions": unknown_assertion_kinds(scored),
+        "config": dict(config or {}),
+    }

@@ -1,0 +1,266 @@
+"""The batch layer: column forms equal grade() row by row, the overall row, per-row
+assertions, the scored file's cells, and the summary."""
+
+import io
+import json
+
+import pandas as pd
+import pytest
+
+from graders import GRADER_NAMES, grade
+from graders.batch import Cancelled, grade_column, overall_grade, score_frame, write_scored, SCORED_COLUMNS
+from graders.config import ConfigError, GraderConfig, RunConfig
+from graders.pairgen import pairs
+from graders.summary import summarize
+
+PARAMS = {
+    "regex": {"pattern": "(?:^|\\s)the\\b", "flags": ""},
+    "json_schema": {"schema": {"type": "object", "required": ["a"]}},
+    "numeric": {"read": "last", "rel_tol": 0.01},
+    "token_f1": {"threshold": 0.5},
+    "rouge_l": {"threshold": 0.4},
+}
+
+
+def rows_of(pairs_list, system="v1"):
+    n = len(pairs_list)
+    return pd.DataFrame({
+        "record": list(range(1, n + 1)),
+        "item": [f"c{i}" for i in range(n)],
+        "system": [system] * n,
+        "repeat": ["0"] * n,
+        "refs": [tuple(r) for r, _ in pairs_list],
+        "output": [o for _, o in pairs_list],
+    })
+
+
+def mixed_pairs(n, seed):
+    out = list(pairs(n, seed=seed))
+    extra = [
+        (["42"], "The refund is $42.00."), (["3.11"], "About 3.1 miles"), (['{"a": 1}'], '```json\n{"a": 1}\n```'),
+        (['{"a": 1, "b": "x"}'], '{"a": 1, "b": 2}'), (["Paris"], " paris. "), (["the cat"], "The cat"),
+        ([""], ""), (["x"], ""), (["", "y"], "y"),
+    ]
+    return out + extra
+
+
+@pytest.mark.parametrize("name", GRADER_NAMES)
+def test_column_form_equals_grade_row_by_row(name):
+    data = mixed_pairs(400, seed=hash(name) % 1000)
+    gc = GraderConfig.make(name, PARAMS.get(name, {}))
+    block = grade_column(gc, [tuple(r) for r, _ in data], [o for _, o in data])
+    for i, (refs, out) in enumerate(data):
+        want = grade(name, expected=refs, output=out, **PARAMS.get(name, {}))
+        got = block.grade(i)
+        assert (got.status, got.passed, got.score, got.explanation, got.near_miss) == (
+            want.status, want.passed, want.score, want.explanation, want.near_miss), (name, refs, out)
+
+
+@pytest.mark.parametrize(
+    "statuses, rule, status",
+    [
+        (["pass", "pass"], "all", "pass"),
+        (["pass", "fail"], "all", "fail"),
+        (["pass", "not_judged"], "all", "not_judged"),
+        (["fail", "not_judged"], "all", "fail"),
+        (["pass", "error"], "all", "not_judged"),
+        (["fail", "pass"], "any", "pass"),
+        (["fail", "fail"], "any", "fail"),
+        (["fail", "not_judged"], "any", "not_judged"),
+        (["pass", "not_judged"], "any", "pass"),
+    ],
+)
+def test_overall_rules(statuses, rule, status):
+    assert overall_grade(statuses, rule).status == status
+
+
+def config_of(*names, overall=None, **params):
+    return RunConfig({}, tuple(GraderConfig.make(n, params.get(n, {})) for n in names), overall)
+
+
+def test_scored_frame_columns_and_order():
+    rows = rows_of([(["Paris"], "Paris"), (["Paris"], "paris"), (["n/a"], "3")])
+    scored = score_frame(rows, config_of("exact", "numeric", overall="all"))
+    assert tuple(scored.columns[: len(SCORED_COLUMNS)]) == SCORED_COLUMNS
+    assert list(scored["scorer"]) == ["exact", "numeric", "overall"] * 3
+    assert list(scored["item"]) == ["c0"] * 3 + ["c1"] * 3 + ["c2"] * 3
+    first = scored.iloc[0]
+    assert (first["score"], first["pass"], first["error"], first["near_miss"]) == ("1.0", "true", "", "")
+    second = scored.iloc[3]
+    assert (second["pass"], second["near_miss"]) == ("false", "lowercase")
+    nj = scored[(scored["item"] == "c0") & (scored["scorer"] == "numeric")].iloc[0]
+    assert (nj["score"], nj["pass"], nj["error"]) == ("", "", "not-judged")
+    overall = scored[scored["scorer"] == "overall"]
+    # c0: exact passes, numeric not judged -> undecided; c2: exact fails -> fail.
+    assert list(overall["pass"]) == ["", "false", "false"]
+    assert list(overall["error"]) == ["not-judged", "", ""]
+    assert json.loads(overall.iloc[0]["metadata"]) == {"rule": "all", "graders": ["exact", "numeric"]}
+    meta = json.loads(scored.iloc[1]["metadata"])
+    assert meta == {"read": "whole", "abs_tol": 0.0, "rel_tol": 0.0}
+
+
+def test_no_binary_grader():
+    rows = rows_of([(["a b"], "a c")])
+    scored = score_frame(rows, config_of("token_f1", overall="any"))
+    row = scored[scored["scorer"] == "overall"].iloc[0]
+    assert (row["score"], row["pass"], row["error"]) == ("", "", "no-binary-grader")
+    assert json.loads(row["metadata"])["rule"] == "any"
+
+
+def test_signature_in_metadata():
+    rows = rows_of([(["the cat sat"], "the cat sat down"), (["a", "b"], "a")])
+    scored = score_frame(rows, config_of("bleu", "chrf", "rouge_l", "token_f1"))
+    sigs = [json.loads(m)["signature"] for m in scored["metadata"]]
+    assert sigs[0].startswith("bleu|nrefs:1") and sigs[4].startswith("bleu|nrefs:2")
+    assert all(sig for sig in sigs)
+
+
+@pytest.mark.parametrize(
+    "assertion, output, status",
+    [
+        ({"type": "equals", "value": "Paris"}, "Paris", "pass"),
+        ({"type": "exact"}, "Paris", "pass"),  # no value: the row's expected
+        ({"type": "not-equals", "value": "Paris"}, "Paris", "fail"),
+        ({"type": "contains", "value": "ari"}, "Paris", "pass"),
+        ({"type": "icontains", "value": "PARIS"}, "paris!", "pass"),
+        ({"type": "not-icontains", "value": "PARIS"}, "paris!", "fail"),
+        ({"type": "contains-any", "value": ["x", "Par"]}, "Paris", "pass"),
+        ({"type": "contains-all", "value": ["x", "Par"]}, "Paris", "fail"),
+        ({"type": "icontains-all", "value": ["PAR", "is"]}, "Paris", "pass"),
+        ({"type": "icontains-any", "value": ["zz", "RIS"]}, "Paris", "pass"),
+        ({"type": "starts-with", "value": "Pa"}, "Paris", "pass"),
+        ({"type": "starts-with", "value": "ri"}, "Paris", "fail"),
+        ({"type": "regex", "value": "^P\\w+$"}, "Paris", "pass"),
+        ({"type": "not-regex", "value": "\\d"}, "Paris", "pass"),
+        ({"type": "is-json"}, '{"a": 1}', "pass"),
+        ({"type": "is-json"}, "{a: 1}", "fail"),
+        ({"type": "is-json", "value": {"type": "array"}}, '{"a": 1}', "fail"),
+        ({"type": "json-schema", "value": {"type": "object"}}, '{"a": 1}', "pass"),
+        ({"type": "numeric", "value": "42", "read": "last"}, "it is 42", "pass"),
+        ({"type": "token-f1", "value": "Paris France", "threshold": 0.5}, "Paris", "pass"),
+        ({"type": "rouge-l", "value": "Paris France", "threshold": 0.9}, "Paris", "fail"),
+        ({"type": "bleu", "value": "Paris"}, "Paris", "scored"),
+        ({"type": "chrf", "value": "Paris", "threshold": 0.5}, "Paris", "pass"),
+        ({"type": "normalized", "value": " PARIS "}, "paris", "pass"),
+        ({"type": "llm-rubric", "value": "is polite"}, "Paris", "error"),
+        ({"type": "not-llm-rubric", "value": "is polite"}, "Paris", "error"),
+        ({"type": "numeric", "value": "1", "abs_tol": -1}, "1", "error"),  # a bad parameter
+    ],
+)
+def test_assertion_kinds(assertion, output, status):
+    rows = rows_of([(["Paris"], output)])
+    rows["assertions"] = [(assertion,)]
+    scored = score_frame(rows, config_of("exact"))
+    row = scored[scored["scorer"].str.startswith("assert:")].iloc[0]
+    assert row["scorer"] == f"assert:0:{assertion['type']}"
+    assert row["status"] == status, row["explanation"]
+    if status == "error":
+        assert row["pass"] == "" and row["error"]
+
+
+def test_unknown_assertion_kinds_are_counted_never_passed():
+    rows = rows_of([(["a"], "a"), (["b"], "b")])
+    rows["assertions"] = [({"type": "llm-rubric"}, {"type": "javascript"}), ({"type": "llm-rubric"},)]
+    scored = score_frame(rows, config_of("exact"))
+    summary = summarize(scored, rows, graders=("exact",))
+    assert summary["unknown_assertions"] == {"llm-rubric": 2, "javascript": 1}
+    asserts = scored[scored["scorer"].str.startswith("assert:")]
+    assert (asserts["pass"] == "").all()
+    # Assertion rows follow their own case's grader rows.
+    assert list(scored["item"]) == ["c0", "c0", "c0", "c1", "c1"]
+
+
+def test_scored_csv_reads_back_cell_for_cell():
+    data = mixed_pairs(150, seed=5) + [(["NA"], "null"), (["007"], "3.10"), ([" x "], 'quote " and\nnewline\r\n')]
+    rows = rows_of(data)
+    scored = score_frame(rows, config_of("exact", "numeric", "token_f1", "json_schema", overall="any",
+                                         json_schema={"schema": {"type": "object"}}), include_output=True)
+    buf = io.StringIO()
+    write_scored(scored, buf, include_output=True)
+    back = pd.read_csv(io.StringIO(buf.getvalue()), dtype=str, keep_default_na=False)
+    assert list(back.columns) == [*SCORED_COLUMNS, "output"]
+    expect = scored[[*SCORED_COLUMNS, "output"]].astype(str).reset_index(drop=True)
+    pd.testing.assert_frame_equal(back.astype(object), expect.astype(object), check_dtype=False)
+
+
+def test_parallel_equals_serial_and_progress_reports():
+    data = mixed_pairs(1200, seed=9)
+    rows = rows_of(data)
+    cfg = config_of("exact", "normalized", "numeric", "token_f1", overall="all")
+    seen = []
+    serial = score_frame(rows, cfg, workers=1, chunk_rows=500, progress=lambda d, t: seen.append((d, t)))
+    assert seen[0] == (0, len(rows)) and seen[-1] == (len(rows), len(rows))
+    import graders.batch as b
+
+    old = b.PARALLEL_MIN_ROWS
+    b.PARALLEL_MIN_ROWS = 1
+    try:
+        parallel = score_frame(rows, cfg, workers=2, chunk_rows=300)
+    finally:
+        b.PARALLEL_MIN_ROWS = old
+    cols = list(SCORED_COLUMNS) + ["status"]
+    pd.testing.assert_frame_equal(serial[cols], parallel[cols])
+
+
+def test_cancel_stops_between_chunks():
+    rows = rows_of(mixed_pairs(300, seed=1))
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 1
+
+    with pytest.raises(Cancelled):
+        score_frame(rows, config_of("exact"), workers=1, chunk_rows=100, cancel=cancel)
+
+
+def test_summary_counts_and_wilson():
+    rows = rows_of([(["a"], "a")] * 8 + [(["a"], "b")] * 2)
+    rows["item"] = [f"c{i}" for i in range(10)]
+    scored = score_frame(rows, config_of("exact"))
+    s = summarize(scored, rows, graders=("exact",))["graders"]["exact"]
+    assert (s["graded"], s["passed"], s["failed"], s["not_judged"], s["errors"]) == (10, 8, 2, 0, 0)
+    assert s["pass_rate"] == 0.8 and s["mean_score"] == 0.8
+    lo, hi = s["pass_rate_ci95"]
+    assert lo == pytest.approx(0.4901625, abs=1e-6) and hi == pytest.approx(0.9433178, abs=1e-6)
+
+
+def test_summary_corpus_figures_beside_means():
+    import sacrebleu
+
+    data = [(["the cat sat on the mat"], "the cat sat on a mat"), (["a dog barked"], "the dog barked loudly")]
+    rows = rows_of(data)
+    scored = score_frame(rows, config_of("bleu", "chrf"))
+    corpus = summarize(scored, rows, graders=("bleu", "chrf"))["corpus"]["v1"]
+    outs, refs = [o for _, o in data], [[r[0] for r, _ in data]]
+    assert corpus["bleu"]["corpus"] == pytest.approx(sacrebleu.corpus_bleu(outs, refs).score / 100, abs=1e-9)
+    assert corpus["chrf"]["corpus"] == pytest.approx(sacrebleu.corpus_chrf(outs, refs).score / 100, abs=1e-9)
+    means = [sacrebleu.sentence_bleu(o, r).score / 100 for r, o in data]
+    assert corpus["bleu"]["mean_sentence"] == pytest.approx(sum(means) / 2, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"graders": [{"name": "exactly"}]}, "unknown grader 'exactly'; valid graders: exact, normalized"),
+        ({"graders": [{"name": "numeric", "tol": 1}]}, "unknown parameter 'tol' for grader 'numeric'; valid parameters: read, abs_tol, rel_tol"),
+        ({"graders": [{"name": "regex"}]}, "grader 'regex' needs the parameter 'pattern'"),
+        ({"graders": ["exact", "exact"]}, "configured twice"),
+        ({"overall": "most"}, "overall must be null, 'all' or 'any'"),
+        ({"columns": {"answer": "x"}}, "unknown column role 'answer'"),
+        ({"grader": []}, "unknown configuration key 'grader'"),
+        ([], "a configuration is a JSON object"),
+    ],
+)
+def test_bad_configurations(data, message):
+    with pytest.raises(ConfigError) as e:
+        RunConfig.from_dict(data)
+    assert message in str(e.value)
+
+
+def test_config_round_trips():
+    data = {"columns": {"id": "case", "output": "resp"}, "graders": [{"name": "numeric", "read": "last"}, {"name": "exact"}], "overall": "all"}
+    cfg = RunConfig.from_dict(data)
+    again = RunConfig.from_dict(json.loads(cfg.to_json()))
+    assert again.to_dict() == cfg.to_dict()
+    assert cfg.to_dict()["graders"][0] == {"name": "numeric", "read": "last", "abs_tol": 0.0, "rel_tol": 0.0}

@@ -35,11 +35,11 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--summary", help="where to write the summary JSON")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
+        sp.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
+                        help="a grader with default parameters (repeatable); adds to the configuration's")
 
     s = sub.add_parser("score", help="score every row and write the scored file")
     common(s)
-    s.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
-                   help="a grader with default parameters (repeatable); adds to the configuration's")
     s.add_argument("--include-output", action="store_true", help="add the output column to the scored file")
     s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE",
                    help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system")

@@ -1,0 +1,257 @@
+"""Model A versus model B (SPEC §8): a paired comparison that tells change from noise.
+
+Two sources: a wide file (an ``output`` and an ``output_b`` column; A and B are named
+after them) or a long file with a version column (two versions chosen, paired on
+(id, repeat)). Both sides are scored with the same configuration; per metric (each
+grader, and the overall row when on) the pairs where both sides have a score give mean
+A, mean B, wins (A higher), losses, ties, the paired mean difference A − B with a
+seeded bootstrap 95% interval (whole cases resampled when there are repeats), a p-value
+(exact McNemar for pass-or-fail graders, a sign-flip test otherwise), Holm-adjusted
+across the metrics, and the minimum detectable difference at this n. Cases present on
+one side only are counted and listed, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .batch import score_frame
+from .config import RunConfig
+from .pipeline import resolve_mapping
+from .readers import ResultsFile
+from .registry import get_spec
+from .rows import Prepared, prepare
+from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
+
+COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
+FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
+LISTED = 20  # how many unpaired keys are listed by name
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made; the message says why and what to choose."""
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    name: str
+    binary: bool
+    stats: PairedSummary
+    p_holm: float | None
+    words: str
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.stats
+
+        def num(x: Any) -> Any:
+            return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
+
+        return {
+            "binary": self.binary, "n": s.n, "n_cases": s.n_cases, "dropped": s.dropped,
+            "mean_a": num(s.mean_a), "mean_b": num(s.mean_b), "mean_diff": num(s.mean_diff),
+            "ci95": [num(s.ci_low), num(s.ci_high)], "wins": s.wins, "losses": s.losses, "ties": s.ties,
+            "sd_diff": num(s.sd_diff), "min_detectable_difference": num(s.mdd),
+            "clustered": s.clustered, "resamples": s.resamples,
+            "pass_rate_a": num(s.pass_rate_a), "pass_rate_a_ci95": list(s.pass_rate_a_ci) if s.pass_rate_a_ci else None,
+            "pass_rate_b": num(s.pass_rate_b), "pass_rate_b_ci95": list(s.pass_rate_b_ci) if s.pass_rate_b_ci else None,
+            "mcnemar_b": s.b, "mcnemar_c": s.c, "p_value": num(s.p_value), "p_method": s.p_method,
+            "p_holm": num(self.p_holm), "verdict": self.words,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    label_a: str
+    label_b: str
+    source: str  # "wide" | "long"
+    pairs: pd.DataFrame  # one row per (item, repeat, grader) seen on either side
+    metrics: Mapping[str, MetricComparison]
+    unpaired: Mapping[str, Any]
+    prepared: Prepared
+    scored: pd.DataFrame
+    resamples: int
+    seed: int
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def worse_beyond_interval(self, name: str) -> bool:
+        """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
+        s = self.metrics[name].stats
+        return s.n > 0 and math.isfinite(s.ci_high) and s.ci_high < 0
+
+    def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
+        """Paired rows for review: ``a_fails_b_passes``, ``a_passes_b_fails`` or ``disagree``
+        (a different verdict, or a different score for continuous graders)."""
+        p = self.pairs[self.pairs["paired"]]
+        if grader is not None:
+            p = p[p["grader"] == grader]
+        if kind == "a_fails_b_passes":
+            return p[(p["pass_a"] == "false") & (p["pass_b"] == "true")]
+        if kind == "a_passes_b_fails":
+            return p[(p["pass_a"] == "true") & (p["pass_b"] == "false")]
+        if kind == "disagree":
+            return p[(p["pass_a"] != p["pass_b"]) | (p["outcome"] != "tie")]
+        raise ValueError(f"unknown filter {kind!r}; valid filters: {', '.join(FILTERS)}")
+
+    def largest_drops(self, grader: str, k: int = 20) -> pd.DataFrame:
+        """The ``k`` pairs where A scores furthest below B on ``grader``."""
+        p = self.pairs[(self.pairs["grader"] == grader) & self.pairs["paired"] & (self.pairs["diff"] < 0)]
+        return p.sort_values(["diff", "item"], kind="stable").head(k)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "a": self.label_a, "b": self.label_b, "source": self.source,
+            "resamples": self.resamples, "seed": self.seed,
+            "clustered": any(m.stats.clustered for m in self.metrics.values()),
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "unpaired": dict(self.unpaired),
+            "left_out": self.prepared.left_out.to_dict(),
+            "config": dict(self.settings),
+        }
+
+    def report(self) -> str:
+        lines = [f"A = {self.label_a}, B = {self.label_b} ({self.source} file)"]
+        clustered = any(m.stats.clustered for m in self.metrics.values())
+        if clustered:
+            lines.append("Repeats found: intervals resample whole cases (cluster bootstrap).")
+        for name, m in self.metrics.items():
+            s = m.stats
+            lines.append(f"  {name:<12} n {s.n:>6}  A {s.mean_a:.4f}  B {s.mean_b:.4f}  "
+                         f"W/L/T {s.wins}/{s.losses}/{s.ties}  {m.words}" if s.n else f"  {name:<12} no pairs with both scores")
+        for side in ("a_only", "b_only"):
+            if self.unpaired[side]["count"]:
+                who = self.label_a if side == "a_only" else self.label_b
+                lines.append(f"  {self.unpaired[side]['count']} cases only in {who}: {', '.join(self.unpaired[side]['keys'])}")
+        return "\n".join(lines)
+
+
+def _numeric(cells: pd.Series) -> np.ndarray:
+    return pd.to_numeric(cells.where(cells != ""), errors="coerce").to_numpy(dtype=float)
+
+
+def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
+    """(A label, B label, source) from the mapping and the versions in the file."""
+    if mapping.get("output_b"):
+        if version_a or version_b:
+            raise CompareError("--a/--b choose versions of a long file; this file is wide (output and output_b)")
+        a, b = mapping["output"], mapping["output_b"]
+        return str(a), str(b), "wide"
+    versions = list(prepared.systems)
+    if not mapping.get("version"):
+        raise CompareError("compare needs two outputs: an output_b column (wide file) or a version column with two versions (long file)")
+    if version_a or version_b:
+        for v in (version_a, version_b):
+            if v is None:
+                raise CompareError("give both --a and --b, or neither")
+            if v not in versions:
+                raise CompareError(f"unknown version {v!r}; the file has: {', '.join(versions)}")
+        if version_a == version_b:
+            raise CompareError("A and B are the same version; choose two different ones")
+        return str(version_a), str(version_b), "long"
+    if len(versions) < 2:
+        only = versions[0] if versions else "none"
+        raise CompareError(f"the file has only one version ({only}); compare needs two")
+    if len(versions) > 2:
+        raise CompareError(f"the file has {len(versions)} versions ({', '.join(versions)}); choose two with --a and --b")
+    return str(versions[0]), str(versions[1]), "long"
+
+
+def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str]) -> pd.DataFrame:
+    keep = scored["scorer"].isin(scorers)
+    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    side_a = scored.loc[keep & (scored["system"] == a), cols]
+    side_b = scored.loc[keep & (scored["system"] == b), cols]
+    merged = side_a.merge(side_b, on=["item", "repeat", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    merged = merged.rename(columns={"scorer": "grader"})
+    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
+        merged[col] = merged[col].fillna("")
+    sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
+    both = ~(np.isnan(sa) | np.isnan(sb))
+    diff = np.where(both, sa - sb, np.nan)
+    outcome = np.select(
+        [merged["_merge"].to_numpy() == "left_only", merged["_merge"].to_numpy() == "right_only", ~both, diff > 0, diff < 0],
+        ["a only", "b only", "unscored", "win", "loss"], default="tie",
+    )
+    merged["diff"] = diff
+    merged["difference"] = ["" if math.isnan(d) else repr(float(d)) for d in diff]
+    merged["outcome"] = outcome
+    merged["paired"] = both
+    order = {s: i for i, s in enumerate(scorers)}
+    merged["_o"] = merged["grader"].map(order)
+    return merged.drop(columns="_merge").sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+def _unpaired(rows: pd.DataFrame, a: str, b: str) -> dict[str, Any]:
+    keys = {s: set(zip(part["item"], part["repeat"])) for s, part in rows.groupby("system", sort=False) if s in (a, b)}
+    ka, kb = keys.get(a, set()), keys.get(b, set())
+
+    def listed(ks: set) -> dict[str, Any]:
+        ordered = sorted(ks, key=lambda k: (str(k[0]), str(k[1])))
+        return {"count": len(ks), "keys": [f"{i} (repeat {r})" if r not in ("", "0") else str(i) for i, r in ordered[:LISTED]]}
+
+    return {"a_only": listed(ka - kb), "b_only": listed(kb - ka), "paired_cases": len(ka & kb)}
+
+
+def compare_prepared(
+    prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
+    version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
+) -> Comparison:
+    if not config.graders:
+        raise CompareError("no graders configured; add at least one")
+    a, b, source = choose_sides(prepared, mapping, version_a, version_b)
+    rows = prepared.rows[prepared.rows["system"].isin([a, b])]
+    if rows.empty:
+        raise CompareError("no rows left to compare after leaving out unusable ones")
+    scored = score_frame(rows, config, workers=workers)
+    scorers = list(config.grader_names) + (["overall"] if config.overall else [])
+    pairs = _pair(scored, a, b, scorers)
+    unpaired = _unpaired(rows, a, b)
+    if unpaired["paired_cases"] == 0:
+        raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on (id, repeat)")
+    # Repeats: resample whole cases (a cluster bootstrap).
+    metrics_in: dict[str, dict[str, Any]] = {}
+    clusters: dict[str, np.ndarray] = {}
+    for name in scorers:
+        p = pairs[pairs["grader"] == name]
+        binary = name == "overall" or get_spec(name).binary
+        arrays: dict[str, Any] = {"score_a": _numeric(p["score_a"]), "score_b": _numeric(p["score_b"])}
+        if binary:
+            arrays["passed_a"] = _numeric(p["pass_a"].map({"true": "1", "false": "0"}).fillna(""))
+            arrays["passed_b"] = _numeric(p["pass_b"].map({"true": "1", "false": "0"}).fillna(""))
+        metrics_in[name] = arrays
+        clusters[name] = pd.factorize(p["item"])[0]
+    results: dict[str, PairedSummary] = {}
+    for name in scorers:  # each metric has its own rows; one call per metric, same seed
+        results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters[name], resamples=resamples, seed=seed))
+    adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
+    metrics = {}
+    for name, p_adj in zip(scorers, adjusted):
+        binary = name == "overall" or get_spec(name).binary
+        metrics[name] = MetricComparison(name, binary, results[name], p_adj, verdict_words(results[name], p_adj))
+    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
+                      {**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}})
+
+
+def compare_file(
+    file: ResultsFile, config: RunConfig, *, mapping: Mapping[str, str | None] | None = None,
+    version_a: str | None = None, version_b: str | None = None, resamples: int = 2000, seed: int = 0,
+    workers: int | None = None,
+) -> Comparison:
+    """Map, prepare and compare a results file (see the module docstring)."""
+    from .rows import MappingError
+
+    mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
+    try:
+        prepared = prepare(file, mapping, needs_expected=config.needs_expected)
+    except MappingError as e:
+        raise CompareError(str(e)) from None
+    return compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
+                            resamples=resamples, seed=seed, workers=workers)
+
+
+def write_comparison(result: Comparison, path_or_buffer: Any) -> None:
+    result.pairs.loc[:, list(COMPARISON_COLUMNS)].to_csv(path_or_buffer, index=False, lineterminator="\n")

@@ -1,0 +1,114 @@
+"""The command line: `gradeboard score` / `python -m graders`, exit codes and messages."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graders.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "returns_desk.csv"
+CONFIG = ROOT / "sample_data" / "returns_desk.config.json"
+
+
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_score_sample_with_its_configuration(tmp_path, capsys):
+    out, summary = tmp_path / "scored.csv", tmp_path / "summary.json"
+    code, stdout, err = run(["score", SAMPLE, "--config", CONFIG, "--out", out, "--summary", summary], capsys)
+    assert code == 0, err
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(scored.columns) == ["item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata"]
+    config = json.loads(CONFIG.read_text())
+    assert len(scored) == 40 * (len(config["graders"]) + 1)
+    assert set(scored["system"]) == {"returns-assistant-v2"}
+    s = json.loads(summary.read_text())
+    exact = s["graders"]["exact"]
+    assert exact["graded"] == 40 and exact["passed"] + exact["failed"] == 40
+    assert s["graders"]["normalized"]["passed"] > exact["passed"]  # the sample's formatting gaps
+    for key in ("graded", "passed", "failed", "not_judged", "errors", "near_misses", "mean_score", "pass_rate_ci95"):
+        assert key in exact
+    assert set(s["corpus"]["returns-assistant-v2"]) == {"bleu", "chrf"}
+    assert "40 rows scored" in stdout
+
+
+def test_python_dash_m_and_console_script_agree(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    r1 = subprocess.run([sys.executable, "-m", "graders", "score", str(SAMPLE), "--out", str(a)], capture_output=True, text=True)
+    assert r1.returncode == 0, r1.stderr
+    exe = Path(sys.executable).with_name("gradeboard")
+    if exe.exists():
+        r2 = subprocess.run([str(exe), "score", str(SAMPLE), "--out", str(b)], capture_output=True, text=True)
+        assert r2.returncode == 0, r2.stderr
+        assert a.read_bytes() == b.read_bytes()
+
+
+def test_include_output_and_grader_flags(tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--grader", "numeric", "--include-output", "--out", out], capsys)
+    assert code == 0, err
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert scored.columns[-1] == "output" and set(scored["scorer"]) == {"exact", "numeric"}
+
+
+def test_fail_under_gates(tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--fail-under", "exact=0.9", "--out", out], capsys)
+    assert code == 1 and "fail-under: exact pass rate" in err
+    code, _, _ = run(["score", SAMPLE, "--grader", "exact", "--fail-under", "exact=0.1", "--out", out], capsys)
+    assert code == 0
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, content, extra, message",
+    [
+        ("empty.csv", b"", [], "the file is empty"),
+        ("bin.csv", b"\x00\x01\x02\x03", [], "binary file"),
+        ("bad.json", b'[{"id": 1,', [], "malformed JSON at line 1"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--config", "CFG:{\"graders\": [{\"name\": \"exact\", \"x\": 1}]}"],
+         "unknown parameter 'x' for grader 'exact'"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--config", "CFG:{\"graders\": [{\"name\": \"exactly\"}]}"],
+         "unknown grader 'exactly'"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--config", "CFG:{\"columns\": {\"output\": \"resp\"}}"],
+         "the column 'resp' mapped to output is not in the file"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--config", "CFG:{not json"], "configuration is not valid JSON"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--fail-under", "exact"], "--fail-under takes GRADER=RATE"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):
+    f = write(tmp_path / name, content)
+    args = []
+    for a in extra:
+        if a.startswith("CFG:"):
+            cfg = tmp_path / "cfg.json"
+            cfg.write_text(a[4:])
+            a = str(cfg)
+        args.append(a)
+    code, _, err = run(["score", f, *args, "--out", tmp_path / "o.csv"], capsys)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_missing_file(tmp_path, capsys):
+    code, _, err = run(["score", tmp_path / "nope.csv", "--out", tmp_path / "o.csv"], capsys)
+    assert code == 2 and "no such file" in err
+
+
+def test_no_traceback_from_a_subprocess(tmp_path):
+    f = write(tmp_path / "bad.jsonl", b"\xff\xfe\x00garbage")
+    r = subprocess.run([sys.executable, "-m", "graders", "score", str(f), "--out", str(tmp_path / "o.csv")], capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("gradeboard: ")

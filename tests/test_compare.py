@@ -1,0 +1,150 @@
+"""A versus B: pairing, wins/losses/ties, filters, unpaired cases, the CLI and its gates."""
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from graders.cli import main
+from graders.compare import COMPARISON_COLUMNS, CompareError, compare_file
+from graders.config import GraderConfig, RunConfig
+from graders.readers import read_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cfg(*names, overall=None):
+    return RunConfig({}, tuple(GraderConfig.make(n) for n in names), overall)
+
+
+WIDE = (
+    "id,expected,output,output_b\n"
+    "1,Paris,Paris,paris\n"      # A passes exact, B fails
+    "2,Rome,Rome,Rome\n"         # tie
+    "3,Oslo,oslo,Oslo\n"         # A fails, B passes
+    "4,Bern,Bern,Bern.\n"        # A passes, B fails
+    "5,Lima,Lim,Lim\n"           # both fail: tie
+).encode()
+
+
+def test_wide_hand_computed():
+    c = compare_file(read_results(WIDE), cfg("exact", "token_f1"), resamples=500)
+    assert (c.label_a, c.label_b, c.source) == ("output", "output_b", "wide")
+    m = c.metrics["exact"].stats
+    assert (m.n, m.wins, m.losses, m.ties) == (5, 2, 1, 2)
+    assert m.mean_a == pytest.approx(3 / 5) and m.mean_b == pytest.approx(2 / 5)
+    assert m.mean_diff == pytest.approx(1 / 5)
+    assert (m.b, m.c) == (2, 1)
+    # Exact McNemar: two-sided binomial on min(b, c) = 1 of 3 -> 2 * P(X <= 1) = 2 * 4/8 = 1.
+    assert m.p_value == pytest.approx(1.0)
+    assert m.ci_low <= m.mean_diff <= m.ci_high
+    assert c.metrics["exact"].p_holm is not None
+    drops = c.rows("a_passes_b_fails", "exact")
+    assert list(drops["item"]) == ["1", "4"]
+    assert list(c.rows("a_fails_b_passes", "exact")["item"]) == ["3"]
+    assert set(c.rows("disagree", "exact")["item"]) == {"1", "3", "4"}
+    # A drop is A scoring below B: only case 3. Under SQuAD normalization token F1 sees no drop.
+    assert list(c.largest_drops("exact")["item"]) == ["3"]
+    assert c.largest_drops("token_f1").empty
+
+
+def test_comparison_csv_columns(tmp_path):
+    c = compare_file(read_results(WIDE), cfg("exact"), resamples=200)
+    from graders.compare import write_comparison
+
+    out = tmp_path / "c.csv"
+    write_comparison(c, out)
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert tuple(back.columns) == COMPARISON_COLUMNS
+    assert list(back["outcome"]) == ["win", "tie", "loss", "win", "tie"]
+    assert list(back["difference"]) == ["1.0", "0.0", "-1.0", "1.0", "0.0"]
+
+
+LONG = "\n".join(json.dumps(r) for r in [
+    {"id": "a", "version": "v1", "repeat": 0, "expected": "x", "output": "x"},
+    {"id": "a", "version": "v1", "repeat": 1, "expected": "x", "output": "y"},
+    {"id": "a", "version": "v2", "repeat": 0, "expected": "x", "output": "x"},
+    {"id": "a", "version": "v2", "repeat": 1, "expected": "x", "output": "x"},
+    {"id": "b", "version": "v1", "repeat": 0, "expected": "z", "output": "z"},
+    {"id": "b", "version": "v2", "repeat": 0, "expected": "z", "output": "q"},
+    {"id": "c", "version": "v1", "repeat": 0, "expected": "w", "output": "w"},  # only in v1
+    {"id": "d", "version": "v2", "repeat": 0, "expected": "w", "output": "w"},  # only in v2
+]).encode()
+
+
+def test_long_pairs_on_id_and_repeat_and_lists_unpaired():
+    c = compare_file(read_results(LONG), cfg("exact"), resamples=300)
+    assert (c.label_a, c.label_b, c.source) == ("v1", "v2", "long")
+    m = c.metrics["exact"].stats
+    assert m.n == 3 and (m.wins, m.losses, m.ties) == (1, 1, 1)
+    assert m.clustered  # case a has two repeats
+    assert c.unpaired["a_only"] == {"count": 1, "keys": ["c"]}
+    assert c.unpaired["b_only"] == {"count": 1, "keys": ["d"]}
+    outcomes = dict(zip(c.pairs["item"] + "/" + c.pairs["repeat"], c.pairs["outcome"]))
+    assert outcomes["c/0"] == "a only" and outcomes["d/0"] == "b only"
+    swapped = compare_file(read_results(LONG), cfg("exact"), version_a="v2", version_b="v1", resamples=300)
+    assert swapped.metrics["exact"].stats.mean_diff == pytest.approx(-m.mean_diff)
+
+
+def test_seeded_and_deterministic():
+    one = compare_file(read_results(LONG), cfg("exact", "token_f1"), resamples=400, seed=3)
+    two = compare_file(read_results(LONG), cfg("exact", "token_f1"), resamples=400, seed=3)
+    assert one.summary() == two.summary()
+
+
+@pytest.mark.parametrize(
+    "content, kwargs, message",
+    [
+        (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v1\n", {}, "only one version (v1)"),
+        (LONG, {"version_a": "v1", "version_b": "v9"}, "unknown version 'v9'; the file has: v1, v2"),
+        (LONG, {"version_a": "v1", "version_b": "v1"}, "the same version"),
+        (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v2\n", {}, "no case appears in both v1 and v2"),
+        (b"id,expected,output\n1,a,a\n", {}, "compare needs two outputs"),
+        (b"id,expected,output,version\n1,a,a,v1\n1,a,a,v2\n1,a,a,v3\n", {}, "choose two with --a and --b"),
+    ],
+)
+def test_compare_errors(content, kwargs, message):
+    with pytest.raises(CompareError) as e:
+        compare_file(read_results(content), cfg("exact"), resamples=100, **kwargs)
+    assert message in str(e.value)
+
+
+def test_cli_compare_and_fail_if_worse(tmp_path, capsys):
+    f = tmp_path / "w.csv"
+    # A is clearly worse than B on 60 cases.
+    rows = ["id,expected,output,output_b"] + [f"{i},x{i},wrong,x{i}" for i in range(60)]
+    f.write_text("\n".join(rows) + "\n")
+    out, summary = tmp_path / "c.csv", tmp_path / "s.json"
+    code = main(["compare", str(f), "--grader", "exact", "--out", str(out), "--summary", str(summary)])
+    assert code == 0
+    s = json.loads(summary.read_text())
+    assert s["metrics"]["exact"]["mean_diff"] == -1.0 and s["metrics"]["exact"]["mcnemar_c"] == 60
+    code = main(["compare", str(f), "--grader", "exact", "--out", str(out), "--fail-if-worse", "exact"])
+    assert code == 1
+    assert "A is worse than B on exact" in capsys.readouterr().err
+    code = main(["compare", str(f), "--grader", "exact", "--out", str(out), "--fail-if-worse", "bleu"])
+    assert code == 2
+
+
+@pytest.mark.parametrize(
+    "content, extra, message",
+    [
+        (b"id,expected,output,version\n1,a,a,v1\n", [], "only one version"),
+        (b"id,expected,output,version\n1,a,a,v1\n2,a,a,v2\n", [], "no case appears in both"),
+        (b"id,expected,output,version\n1,a,a,v1\n1,a,a,v2\n", ["--a", "v1", "--b", "v3"], "unknown version 'v3'"),
+    ],
+)
+def test_cli_compare_bad_input(tmp_path, capsys, content, extra, message):
+    f = tmp_path / "f.csv"
+    f.write_bytes(content)
+    code = main(["compare", str(f), *extra, "--out", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_sample_files_compare():
+    c = compare_file(read_results(ROOT / "sample_data" / "returns_ab_long.jsonl"), cfg("exact", "normalized", overall="any"), resamples=300)
+    assert c.metrics["exact"].stats.clustered and c.metrics["exact"].stats.n == 120
+    assert math.isfinite(c.metrics["overall"].stats.mean_diff)

@@ -287,3 +287,50 @@ def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> b
 
 def iter_statuses(scored: pd.DataFrame, scorer: str) -> Iterable[str]:
     return scored.loc[scored["scorer"] == scorer, "status"]
+
+
+def split_thresholds(config: RunConfig) -> tuple[RunConfig, dict[str, float | None]]:
+    """The configuration with every continuous grader's threshold removed, and the
+    thresholds: score once with the first, then ``apply_thresholds`` as they change."""
+    thresholds: dict[str, float | None] = {}
+    graders = []
+    for gc in config.graders:
+        if "threshold" in gc.resolved:
+            thresholds[gc.name] = gc.resolved["threshold"]
+            params = {k: v for k, v in gc.params.items() if k != "threshold"}
+            gc = GraderConfig.make(gc.name, params)
+        graders.append(gc)
+    return RunConfig(config.columns, tuple(graders), config.overall), thresholds
+
+
+def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) -> pd.DataFrame:
+    """Turn thresholdless continuous scores into pass/fail without rescoring.
+
+    Equal, cell for cell, to scoring with the thresholds in the configuration: pass when
+    score >= threshold, ``below_threshold`` within 0.1 below, the explanation's threshold
+    sentence and the threshold in the metadata.
+    """
+    from .registry import BELOW_THRESHOLD_MARGIN
+
+    out = scored.copy()
+    for name, t in thresholds.items():
+        rows = out["scorer"] == name
+        if not rows.any():
+            continue
+        meta = out.loc[rows, "metadata"].map(lambda m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True))
+        out.loc[rows, "metadata"] = meta
+        if t is None:
+            continue
+        scoredrows = rows & (out["status"] == "scored")
+        values = pd.to_numeric(out.loc[scoredrows, "score"], errors="coerce").astype(float)
+        passed = values >= t
+        out.loc[scoredrows, "status"] = np.where(passed, "pass", "fail")
+        out.loc[scoredrows, "pass"] = np.where(passed, "true", "false")
+        near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
+        out.loc[scoredrows, "near_miss"] = np.where(near, "below_threshold", "")
+        words = np.where(passed, "at or above", "below")
+        out.loc[scoredrows, "explanation"] = [
+            f"{e} Score {v:.4f} is {w} the threshold {t:g}."
+            for e, v, w in zip(out.loc[scoredrows, "explanation"], values, words)
+        ]
+    return out

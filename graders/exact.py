@@ -12,7 +12,7 @@ import unicodedata
 from typing import Sequence
 
 from .block import Block
-from .nearmiss import probe_many
+from .nearmiss import probe_many, screen_equal
 from .registry import register
 from .result import Grade
 from .text import describe_char, first_difference, nfc, nfkc, snippet
@@ -111,7 +111,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block
             block.set_verdict(i, False, text, facts)
             fails.append(i)
     if fails:
-        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails])
+        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen_equal)
         for i, c in zip(fails, codes):
             block.near_miss[i] = c
     return block

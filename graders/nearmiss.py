@@ -48,12 +48,54 @@ def _all_steps(s: str) -> str:
 
 CheckMany = Callable[..., list[bool]]
 
+# A key every probe step leaves unchanged on ASCII text: lowercase, without whitespace,
+# "_", a trailing "." / "!" or quote characters. On ASCII, step(x) == step(y) implies
+# key(x) == key(y), and step(x) in step(y) implies key(x) in key(y), for each step and for
+# all seven together; so a pair whose keys differ cannot be a near miss and is skipped.
+_KEY_DROP = str.maketrans("", "", "".join(c for c in text.WHITESPACE if c.isascii()) + "_.!\"'`")
+
+
+def ascii_key(s: str) -> str | None:
+    return s.lower().translate(_KEY_DROP) if s.isascii() else None
+
+
+def screen_equal(refs: tuple[str, ...], output: str) -> bool:
+    """False only when no probe step can make ``output`` equal to a reference."""
+    ko = ascii_key(output)
+    if ko is None:
+        return True
+    for r in refs:
+        kr = ascii_key(r)
+        if kr is None or kr == ko:
+            return True
+    return False
+
+
+def screen_contains(refs: tuple[str, ...], output: str, require: str) -> bool:
+    """False only when no probe step can make ``output`` contain the references as required."""
+    ko = ascii_key(output)
+    if ko is None:
+        return True
+    keys = [ascii_key(r) for r in refs]
+    hits = [k is None or k in ko for k in keys]
+    return all(hits) if require == "all" else any(hits)
+
 
 def probe_many(
-    check_many: CheckMany, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], **params: Any
+    check_many: CheckMany, refs: Sequence[tuple[str, ...]], outputs: Sequence[str],
+    screen: Callable[[tuple[str, ...], str], bool] | None = None, **params: Any,
 ) -> list[tuple[str, ...] | None]:
     """The probe over a column of failing pairs; ``check_many(refs, outputs, **params)``
-    is the grader's bare predicate over a column."""
+    is the grader's bare predicate over a column. ``screen(refs, output)``, when given,
+    is a cheap necessary condition for any step to pass (see ``ascii_key``)."""
+    if screen is not None:
+        keep = [i for i, (r, o) in enumerate(zip(refs, outputs)) if screen(r, o)]
+        if len(keep) < len(outputs):
+            found = probe_many(check_many, [refs[i] for i in keep], [outputs[i] for i in keep], **params)
+            result: list[tuple[str, ...] | None] = [None] * len(outputs)
+            for i, c in zip(keep, found):
+                result[i] = c
+            return result
     codes: list[list[str]] = [[] for _ in outputs]
     for code, step in PROBE_STEPS.items():
         hits = check_many([tuple(map(step, r)) for r in refs], [step(o) for o in outputs], **params)

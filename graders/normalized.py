@@ -11,7 +11,7 @@ from typing import Sequence
 
 from .block import Block
 from .exact import closest_reference, explain_difference
-from .nearmiss import probe_many
+from .nearmiss import probe_many, screen_equal
 from .registry import Param, register
 from .result import Grade
 from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose
@@ -20,6 +20,9 @@ PIPELINE = Param(
     "pipeline", "pipeline", list(DEFAULT_PIPELINE), choices=tuple(STEPS),
     help="ordered normalization steps, or 'squad'",
 )
+
+
+_KEY_SAFE_STEPS = {"trim", "lower", "nfc", "nfkc", "collapse_whitespace", "strip_trailing_punctuation", "strip_quotes"}
 
 
 def pipeline_name(steps: tuple[str, ...]) -> str:
@@ -50,7 +53,9 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
         block.set_verdict(i, False, lead + sentence + f" [{sig}]", {"signature": sig, **facts})
         fails.append(i)
     if fails:
-        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], pipeline=pipeline)
+        # The ASCII key also survives these steps, so the same screen is safe for them.
+        screen = screen_equal if set(pipeline) <= _KEY_SAFE_STEPS else None
+        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen, pipeline=pipeline)
         for i, c in zip(fails, codes):
             block.near_miss[i] = c
     return block

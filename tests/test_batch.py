@@ -264,3 +264,18 @@ def test_config_round_trips():
     again = RunConfig.from_dict(json.loads(cfg.to_json()))
     assert again.to_dict() == cfg.to_dict()
     assert cfg.to_dict()["graders"][0] == {"name": "numeric", "read": "last", "abs_tol": 0.0, "rel_tol": 0.0}
+
+
+def test_thresholds_applied_later_equal_scoring_with_them():
+    from graders.batch import apply_thresholds, split_thresholds
+
+    rows = rows_of(mixed_pairs(300, seed=4))
+    cfg = config_of("exact", "token_f1", "bleu", "rouge_l", "chrf", "json_fields", overall="any",
+                    token_f1={"threshold": 0.5}, bleu={"threshold": 0.3}, rouge_l={"threshold": 0.45},
+                    chrf={"threshold": 0.6}, json_fields={"threshold": 1.0})
+    direct = score_frame(rows, cfg)
+    bare, thresholds = split_thresholds(cfg)
+    assert thresholds == {"token_f1": 0.5, "bleu": 0.3, "rouge_l": 0.45, "chrf": 0.6, "json_fields": 1.0}
+    later = apply_thresholds(score_frame(rows, bare), thresholds)
+    cols = list(SCORED_COLUMNS) + ["status"]
+    pd.testing.assert_frame_equal(direct[cols], later[cols])

@@ -1,0 +1,153 @@
+"""End-to-end speed of `gradeboard score` on a generated results file.
+
+    python bench/file_bench.py [--rows 200000] [--workers N]
+
+Writes ROWS generated rows (about 10 MB at 200,000: short answers, sentences, numbers and
+JSON), then times, on the same rows:
+
+* `gradeboard score` with all twelve graders configured (reading, scoring, writing);
+* `gradeboard score` with the four cheap graders alone (exact, normalized, contains, numeric);
+* the yardstick: sacrebleu.sentence_bleu plus sacrebleu.sentence_chrf over the rows, in one
+  process (no reading or writing).
+
+Targets (issue 3): twelve graders under 60% of the yardstick; the cheap four under 2 s; peak
+memory under 2 GB (the largest process; worker processes are listed separately).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from graders.pairgen import WORDS  # noqa: E402
+
+ALL_TWELVE = {
+    "graders": [
+        {"name": "exact"}, {"name": "normalized"}, {"name": "contains"},
+        {"name": "regex", "pattern": "\\d+", "at": "anywhere"},
+        {"name": "numeric", "read": "last"},
+        {"name": "json_schema", "schema": {"type": "object", "required": ["action"]}},
+        {"name": "valid_json"}, {"name": "json_fields"}, {"name": "token_f1"},
+        {"name": "bleu"}, {"name": "rouge_l"}, {"name": "chrf"},
+    ],
+    "overall": None,
+}
+CHEAP_FOUR = {"graders": [{"name": "exact"}, {"name": "normalized"}, {"name": "contains"}, {"name": "numeric", "read": "last"}]}
+
+
+def _words(rng: random.Random, lo: int, hi: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(lo, hi)))
+
+
+def row(rng: random.Random) -> tuple[str, str]:
+    r = rng.random()
+    if r < 0.45:  # short answers, often formatting variants
+        exp = _words(rng, 1, 3)
+        out = rng.choice([exp, exp.capitalize(), f" {exp}.", exp.upper(), _words(rng, 1, 3)])
+    elif r < 0.75:  # sentences
+        exp = _words(rng, 6, 16)
+        words = exp.split()
+        if rng.random() < 0.7 and len(words) > 2:
+            words[rng.randrange(len(words))] = rng.choice(WORDS)
+        out = " ".join(words) + rng.choice(["", ".", "!"])
+    elif r < 0.9:  # numbers
+        n = rng.choice([rng.randint(0, 999), round(rng.uniform(0, 5000), 2)])
+        exp = f"{n}"
+        out = rng.choice([f"The answer is {n}.", f"{n}", f"about {n + rng.choice([0, 1])} units"])
+    else:  # JSON actions
+        obj = {"action": rng.choice(["refund", "exchange", "deny"]), "order_id": f"A-{rng.randint(1, 9999)}"}
+        exp = json.dumps(obj)
+        out = rng.choice([exp, f"```json\n{exp}\n```", json.dumps({**obj, "order_id": rng.randint(1, 9999)})])
+    return exp, out
+
+
+def write_rows(path: Path, n: int, seed: int = 0) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    pairs = [row(rng) for _ in range(n)]
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["id", "expected", "output", "version"])
+        for i, (e, o) in enumerate(pairs):
+            w.writerow([f"case-{i}", e, o, "bench-v1"])
+    return pairs
+
+
+def timed_cli(args: list[str]) -> tuple[float, float]:
+    """(seconds, peak RSS MB of the largest process) of one `gradeboard` run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "graders", *args], capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"gradeboard failed: {r.stderr.strip()}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return dt, max(peak, before) / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=200_000)
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args()
+    import sacrebleu
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        data = tmp / "rows.csv"
+        pairs = write_rows(data, args.rows)
+        size_mb = data.stat().st_size / 1e6
+        print(f"{args.rows} rows, {size_mb:.1f} MB")
+        extra = [] if args.workers is None else ["--workers", str(args.workers)]
+        results = {}
+        for label, cfg in (("all twelve", ALL_TWELVE), ("cheap four", CHEAP_FOUR)):
+            cpath = tmp / f"{label.replace(' ', '_')}.json"
+            cpath.write_text(json.dumps(cfg))
+            dt, peak = timed_cli(["score", str(data), "--config", str(cpath), "--out", str(tmp / "out.csv"),
+                                  "--summary", str(tmp / "summary.json"), *extra])
+            results[label] = dt
+            print(f"gradeboard score, {label:<10}: {dt:7.2f} s   peak RSS {peak:7.0f} MB")
+        bleu = sacrebleu.metrics.BLEU(effective_order=True)
+        t = time.perf_counter()
+        for e, o in pairs:
+            sacrebleu.sentence_bleu(o, [e])
+        t_bleu = time.perf_counter() - t
+        t = time.perf_counter()
+        for e, o in pairs:
+            sacrebleu.sentence_chrf(o, [e])
+        t_chrf = time.perf_counter() - t
+        del bleu
+        yard = t_bleu + t_chrf
+        print(f"yardstick sacrebleu sentence_bleu {t_bleu:.2f} s + sentence_chrf {t_chrf:.2f} s = {yard:.2f} s")
+        print(f"all twelve / yardstick = {results['all twelve'] / yard:.2f} (target < 0.60)")
+        print(f"cheap four: {results['cheap four']:.2f} s (target < 2 s)")
+        # Per-grader split, in this process, one worker.
+        print("per-grader split (in-process, 1 worker, scoring only):")
+        from graders.config import RunConfig
+        from graders.pipeline import score_prepared
+        from graders.readers import read_results
+
+        t = time.perf_counter()
+        file = read_results(data)
+        print(f"  read            {time.perf_counter() - t:6.2f} s")
+        for g in ALL_TWELVE["graders"]:
+            cfg = RunConfig.from_dict({"graders": [g]})
+            t = time.perf_counter()
+            score_prepared(file, cfg, workers=1)
+            print(f"  {g['name']:<15} {time.perf_counter() - t:6.2f} s")
+    print(f"cores: {os.cpu_count()}")
+
+
+if __name__ == "__main__":
+    main()

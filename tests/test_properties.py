@@ -1,0 +1,105 @@
+"""Invariants over every grader (hypothesis): scores in [0, 1], identical texts score 1,
+an exact pass implies every pipeline passes, and no grader raises on any Unicode string."""
+
+import re
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from graders import GRADER_NAMES, grade
+from graders import text
+from graders.registry import get_spec
+
+OVERLAP = ("token_f1", "bleu", "rouge_l", "chrf")
+PARAMS = {"regex": {"pattern": "a|b", "timeout": 2.0}, "json_schema": {"schema": {"type": "object"}}}
+PIPELINES = [["trim"], ["lower"], ["nfc"], ["nfkc"], ["collapse_whitespace"], ["remove_punctuation"],
+             ["remove_articles"], ["strip_trailing_punctuation"], ["strip_quotes"], "squad", ["trim", "lower"], []]
+
+# Any code point, lone surrogates and NUL included.
+any_char = st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)
+texts = st.text(alphabet=any_char, max_size=60) | st.sampled_from(["", " ", "\x00", "\ud800", "😀", "a\u0301", "the", "1,234.5"])
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(texts, texts, st.sampled_from(GRADER_NAMES))
+def test_no_grader_raises_and_scores_stay_in_range(expected, output, name):
+    g = grade(name, expected=expected, output=output, **PARAMS.get(name, {}))
+    assert g.status in ("pass", "fail", "not_judged", "error", "scored")
+    if g.score is not None:
+        assert 0.0 <= g.score <= 1.0
+    if g.status in ("not_judged", "error"):
+        assert g.score is None and g.passed is None
+    assert isinstance(g.explanation, str) and g.explanation
+
+
+@FAST
+@given(st.text(alphabet=any_char, min_size=1, max_size=80), st.sampled_from(OVERLAP))
+def test_identical_texts_score_one(s, name):
+    g = grade(name, expected=s, output=s)
+    if g.status == "not_judged":
+        return
+    if name == "rouge_l" and not regex.search(r"[\p{L}\p{N}]", s.lower()):
+        return  # no tokens on either side: ROUGE-L is 0 by definition (one side empty)
+    if name == "bleu" and not s.split():
+        return  # nothing to tokenize: sacrebleu gives 0
+    if name == "chrf" and not "".join(s.split()):
+        return
+    assert g.score == pytest.approx(1.0), (s, g.explanation)
+
+
+@FAST
+@given(texts, st.sampled_from(PIPELINES))
+def test_exact_pass_implies_every_pipeline_passes(s, pipeline):
+    assert grade("exact", expected=s, output=s).passed
+    assert grade("normalized", expected=s, output=s, pipeline=pipeline).passed
+
+
+@pytest.mark.parametrize("name", GRADER_NAMES)
+def test_a_million_characters(name):
+    big = ("lorem ipsum dolor sit amet, " * 40000)[:1_000_000]
+    g = grade(name, expected="lorem ipsum", output=big, **PARAMS.get(name, {}))
+    assert g.status in ("pass", "fail", "not_judged", "error", "scored")
+
+
+@FAST
+@given(st.lists(st.sampled_from(list(text.WHITESPACE) + ["a", "b", "é", "_"])).map("".join) | texts)
+def test_fast_whitespace_steps_equal_the_regex(s):
+    assert text.collapse_whitespace(s) == re.sub(r"\s+", " ", s)
+    assert text.underscore_join(s) == re.sub(r"\s+", "_", s)
+
+
+def test_registry_is_the_one_list():
+    for name in GRADER_NAMES:
+        spec = get_spec(name)
+        assert spec.label and spec.summary
+        if not spec.binary:
+            assert "threshold" in spec.param_names
+
+
+ascii_parts = st.sampled_from(["Paris", "paris", "PARIS", " ", "  ", "\t", "\n", "_", ".", "!", '"', "'", "`", "a", "the", "x_y", "\x1c"])
+ascii_texts = st.lists(ascii_parts, max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ascii_texts, ascii_texts, st.sampled_from(["exact", "normalized", "contains"]))
+def test_probe_screen_never_hides_a_near_miss(expected, output, name):
+    from graders import nearmiss
+    from graders.contains import check_many as contains_check
+    from graders.exact import check_many as exact_check
+    from graders.normalized import check_many as normalized_check
+
+    refs, outs = [(expected,)], [output]
+    if name == "exact":
+        full = nearmiss.probe_many(exact_check, refs, outs)
+        screened = nearmiss.probe_many(exact_check, refs, outs, screen=nearmiss.screen_equal)
+    elif name == "normalized":
+        p = ("trim", "lower", "collapse_whitespace", "strip_quotes", "strip_trailing_punctuation", "nfkc")
+        full = nearmiss.probe_many(normalized_check, refs, outs, pipeline=p)
+        screened = nearmiss.probe_many(normalized_check, refs, outs, screen=nearmiss.screen_equal, pipeline=p)
+    else:
+        full = nearmiss.probe_many(contains_check, refs, outs, require="any", at="anywhere")
+        screened = nearmiss.probe_many(contains_check, refs, outs, screen=lambda r, o: nearmiss.screen_contains(r, o, "any"),
+                                       require="any", at="anywhere")
+    assert full == screened

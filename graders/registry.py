@@ -137,6 +137,8 @@ def _check_value(grader: str, p: Param, value: Any) -> Any:
                 value = json.loads(value)
             except ValueError as e:
                 raise ValueError(f"{where} is not valid JSON: {e}") from None
+            except RecursionError:
+                raise ValueError(f"{where} is nested too deeply to read") from None
         if not isinstance(value, (dict, bool)):
             raise ValueError(f"{where} must be a JSON object (or true/false), not {type(value).__name__}")
         return value

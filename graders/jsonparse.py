@@ -1,0 +1,327 @@
+"""Safe JSON parsing shared by the JSON graders (``json_schema``, ``valid_json``, ``json_fields``).
+
+``loads(text)`` is ``json.loads`` with the edges a hostile model output can reach made
+into one exception type, ``JSONParseError``, whose message reads like the parser's own
+(``Expecting ',' delimiter: line 1 column 14 (char 13)``). Settings:
+
+* nesting: at most ``MAX_DEPTH`` (500) levels of arrays/objects; deeper fails with
+  ``nesting deeper than 500 levels: line … column … (char …)`` at the bracket that opens
+  level 501. (Python's C parser counts one stack frame per level against a recursion limit
+  of 1000 shared with the caller, so 500 parses whatever the caller's depth.)
+* numbers: a float that overflows a 64-bit double (``1e999999``) fails, as do the
+  literals ``NaN``, ``Infinity``, ``-Infinity`` (Python accepts them; JSON has none).
+  Integers stay exact Python ints up to Python's 4,300-digit conversion limit; a longer
+  one fails.
+* duplicate keys: the last one wins, as in JavaScript's ``JSON.parse``.
+* strings: any code point, lone surrogates included (raw or as ``\\ud800`` escapes).
+* whitespace: JSON's own four (space, tab, LF, CR); no BOM.
+
+Also here: the pre-parse steps ``strip_fence`` and ``trim``, JSON types and JSON
+equality (``"34" != 34``, ``true != 1``, ``1 == 1.0``), RFC 6901 pointers and short,
+always-encodable renderings of values for explanations.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from typing import Any, Callable, Iterable
+
+from .text import snippet
+
+MAX_DEPTH = 500
+# Python refuses to convert longer digit strings to int (sys.get_int_max_str_digits()).
+_INT_DIGITS = sys.get_int_max_str_digits() or None
+
+
+class JSONParseError(ValueError):
+    """The text is not JSON this module accepts. ``str(e)`` is ``msg`` with line and column."""
+
+    def __init__(self, msg: str, doc: str, pos: int | None):
+        self.msg = msg
+        self.pos = pos
+        if pos is None:
+            self.lineno = self.colno = None
+            text = msg
+        else:
+            self.lineno = doc.count("\n", 0, pos) + 1
+            self.colno = pos - doc.rfind("\n", 0, pos)
+            text = f"{msg}: line {self.lineno} column {self.colno} (char {pos})"
+        super().__init__(text)
+        self.near = snippet(doc, pos) if pos is not None and doc else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"message": str(self), "line": self.lineno, "column": self.colno, "char": self.pos}
+
+
+class _NumberError(ValueError):
+    def __init__(self, msg: str, token: Callable[[re.Match[str]], bool]):
+        super().__init__(msg)
+        self.token = token
+
+
+def _finite_float(s: str) -> float:
+    f = float(s)
+    if math.isinf(f):
+        shown = s if len(s) <= 40 else s[:37] + "..."
+        raise _NumberError(
+            f"the number {shown} is outside the range of a 64-bit float (it would be "
+            f"{'-' if f < 0 else ''}Infinity)",
+            lambda m: m.group("num") is not None and math.isinf(float(m.group("num"))),
+        )
+    return f
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NumberError(
+        f"{name} is not a JSON value (JSON has no NaN or Infinity)", lambda m: m.group("const") == name
+    )
+
+
+_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse_constant)
+
+# Tokens in order: a whole string (so nothing inside it is mistaken for a number), a number,
+# or a non-finite constant. Used only after a failure, to point at the offending number.
+_TOKEN = re.compile(
+    r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+    r"|(?P<num>-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
+    r"|(?P<const>NaN|-?Infinity)",
+    re.DOTALL,
+)
+_SPECIAL = re.compile(r'[\[\]{}"\\]')
+
+
+def _locate(text: str, is_culprit: Callable[[re.Match[str]], bool]) -> int | None:
+    for m in _TOKEN.finditer(text):
+        if m.group("num") is None and m.group("const") is None:
+            continue
+        try:
+            if is_culprit(m):
+                return m.start()
+        except (ValueError, OverflowError):
+            continue
+    return None
+
+
+def nesting_overflow(text: str, limit: int = MAX_DEPTH) -> int | None:
+    """Index of the bracket that opens nesting level ``limit + 1`` outside strings, or None.
+
+    Linear in the number of brackets, quotes and backslashes; the text need not be valid.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    in_string = False
+    skip = -1
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        c = text[i]
+        if in_string:
+            if c == "\\":
+                skip = i + 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == "[" or c == "{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif c == "]" or c == "}":
+            depth = max(depth - 1, 0)
+    return None
+
+
+def loads(text: str) -> Any:
+    """Parse ``text`` as one JSON value; raise ``JSONParseError`` for anything else."""
+    if text.startswith("\ufeff"):
+        raise JSONParseError("Unexpected byte order mark U+FEFF before the JSON", text, 0)
+    deep = nesting_overflow(text)
+    if deep is not None:
+        raise JSONParseError(f"nesting deeper than {MAX_DEPTH} levels", text, deep)
+    try:
+        return _DECODER.decode(text)
+    except json.JSONDecodeError as e:
+        raise JSONParseError(e.msg, text, e.pos) from None
+    except _NumberError as e:
+        raise JSONParseError(str(e), text, _locate(text, e.token)) from None
+    except RecursionError:
+        raise JSONParseError(
+            "nesting too deep for the parser at the caller's stack depth", text, None
+        ) from None
+    except ValueError as e:  # an integer past Python's int-from-str digit limit
+        if "integer string conversion" not in str(e):
+            raise
+        msg = f"an integer has more than {_INT_DIGITS} digits, the most this parser reads"
+        raise JSONParseError(
+            msg, text, _locate(text, lambda m: m.group("num") is not None and len(m.group("num")) > (_INT_DIGITS or 0))
+        ) from None
+
+
+def explain_parse_error(e: JSONParseError, text: str, what: str = "The output") -> str:
+    """``The output is not valid JSON: <parser message>. Near: <snippet>.``"""
+    if not text.strip():
+        return f"{what} is empty or only whitespace, so it is not JSON ({e})."
+    near = f" Near: {e.near}." if e.near else ""
+    return f"{what} is not valid JSON: {e}.{near}"
+
+
+# --- Pre-parse steps -------------------------------------------------------------------
+
+_FENCE = "```"
+
+
+def strip_fence(text: str) -> str:
+    """The body of one surrounding Markdown code fence: ```` ```json ```` or a bare ```` ``` ````.
+
+    Whitespace (the 29 characters ``str.strip`` removes) may surround the fence; the info
+    string must be empty or ``json`` (any case) and end its line. Anything else: unchanged.
+    """
+    s = text.strip()
+    if len(s) < 2 * len(_FENCE) or not (s.startswith(_FENCE) and s.endswith(_FENCE)):
+        return text
+    newline = s.find("\n", len(_FENCE))
+    if newline < 0:
+        return text
+    info = s[len(_FENCE):newline].strip()
+    if info.lower() not in ("", "json"):
+        return text
+    body = s[newline + 1:-len(_FENCE)]
+    return body[:-1] if body.endswith("\n") else body
+
+
+def trim(text: str) -> str:
+    """Remove leading and trailing whitespace (the 29 characters ``str.strip`` removes)."""
+    return text.strip()
+
+
+PRE_PARSE_STEPS: dict[str, Callable[[str], str]] = {"strip_fence": strip_fence, "trim": trim}
+
+
+def apply_steps(text: str, steps: Iterable[str]) -> str:
+    for step in steps:
+        text = PRE_PARSE_STEPS[step](text)
+    return text
+
+
+def loads_fenced(text: str) -> tuple[Any, bool]:
+    """``loads`` tolerating one surrounding code fence; returns (value, fence_was_removed)."""
+    body = strip_fence(text)
+    return loads(body), body is not text
+
+
+# --- JSON values -----------------------------------------------------------------------
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a parsed value: object, array, string, number, boolean, null."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: same JSON type and value at every level; ``1 == 1.0``, ``1 != true``,
+    ``"34" != 34``; object key order does not matter. Iterative, so depth is no concern."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        tx = json_type(x)
+        if tx != json_type(y):
+            return False
+        if tx == "array":
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif tx == "object":
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif x != y:
+            return False
+    return True
+
+
+def describe_value(value: Any) -> str:
+    """``an object with 3 members``, ``an array of 2 items``, ``a string``, ``null``, …"""
+    t = json_type(value)
+    if t == "object":
+        n = len(value)
+        return f"an object with {n} member{'s' * (n != 1)}"
+    if t == "array":
+        n = len(value)
+        return f"an array of {n} item{'s' * (n != 1)}"
+    if t == "boolean":
+        return "true" if value else "false"
+    return {"null": "null", "string": "a string", "number": "a number"}.get(t, t)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(s: str) -> str:
+    """``s`` with each lone surrogate written as a ``\\udXXX`` escape, so it encodes as UTF-8."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+
+
+def shorten(s: str, limit: int) -> str:
+    """``s`` cut to ``limit`` characters, ending in an ellipsis when cut."""
+    return s if len(s) <= limit else s[: max(limit - 1, 0)] + "…"
+
+
+def shorten_middle(s: str, limit: int) -> str:
+    """``s`` cut to ``limit`` characters in the middle, so the end of a message survives:
+    ``'xxxx…xxxx' is too long``."""
+    if len(s) <= limit:
+        return s
+    tail = limit // 3
+    return s[: limit - tail - 1] + "…" + s[len(s) - tail:]
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
+def compact(value: Any, limit: int = 80) -> str:
+    """Short JSON text of a parsed value (``"34"``, ``[1, 2]``), cut at ``limit`` characters."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]
+    out: list[str] = []
+    size = 0
+    try:
+        for chunk in _ENCODER.iterencode(value):
+            out.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+    except (RecursionError, ValueError, TypeError):
+        out.append("…")
+    return shorten(encodable("".join(out)), limit)
+
+
+def pointer(path: Iterable[Any]) -> str:
+    """RFC 6901 JSON Pointer of a path (``~`` -> ``~0``, ``/`` -> ``~1``); the root shows as ``/``.
+
+    (RFC 6901 spells the root ``""``; ``/`` reads better in a table. A member named ``""``
+    of the root object is also ``/`` — the one ambiguity this leaves.)
+    """
+    parts = ["/" + str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return encodable("".join(parts)) if parts else "/"
+
+
+def path_sort_key(path: Iterable[Any]) -> tuple[tuple[int, Any], ...]:
+    """Sort key for instance paths: array indices numerically, before member names."""
+    return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in path)

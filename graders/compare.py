@@ -214,7 +214,7 @@ def compare_prepared(
         raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on (id, repeat)")
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
-    clusters: dict[str, np.ndarray] = {}
+    keys: dict[str, tuple] = {}
     for name in scorers:
         p = pairs[pairs["grader"] == name]
         binary = name == "overall" or get_spec(name).binary
@@ -223,10 +223,18 @@ def compare_prepared(
             arrays["passed_a"] = _numeric(p["pass_a"].map({"true": "1", "false": "0"}).fillna(""))
             arrays["passed_b"] = _numeric(p["pass_b"].map({"true": "1", "false": "0"}).fillna(""))
         metrics_in[name] = arrays
-        clusters[name] = pd.factorize(p["item"])[0]
-    results: dict[str, PairedSummary] = {}
-    for name in scorers:  # each metric has its own rows; one call per metric, same seed
-        results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters[name], resamples=resamples, seed=seed))
+        keys[name] = (tuple(p["item"]), tuple(p["repeat"]))
+    # Every scorer has a row per case on each side, in the same order: one call draws the
+    # resamples once for all metrics. Repeats: whole cases are resampled (cluster bootstrap).
+    first = keys[scorers[0]]
+    if all(k == first for k in keys.values()):
+        clusters = pd.factorize(pd.Series(first[0]))[0]
+        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed)
+    else:  # pragma: no cover - defensive: align per metric
+        results = {}
+        for name in scorers:
+            clusters = pd.factorize(pd.Series(keys[name][0]))[0]
+            results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed))
     adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
     metrics = {}
     for name, p_adj in zip(scorers, adjusted):

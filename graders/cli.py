@@ -151,9 +151,12 @@ def _print_summary(summary: dict[str, Any]) -> None:
             rate = "" if st["pass_rate"] is None else f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
             mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
             print(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6} not judged {st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
-    for reason, count in lo.get("counts", {}).items():
-        rows = ", ".join(map(str, lo.get("rows", {}).get(reason, [])))
-        print(f"left out, {reason}: {count} (rows {rows})")
+    for reason, info in lo.get("reasons", {}).items():
+        rows = ", ".join(map(str, info.get("rows", [])))
+        more = "…" if info["count"] > len(info.get("rows", [])) else ""
+        notes = info.get("notes") or []
+        note = f"; {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
+        print(f"left out, {reason}: {info['count']} (rows {rows}{more}){note}")
     if summary.get("unknown_assertions"):
         kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
         print(f"assertion kinds not run: {kinds}")

@@ -207,6 +207,14 @@ def compare_prepared(
     if rows.empty:
         raise CompareError("no rows left to compare after leaving out unusable ones")
     scored = score_frame(rows, config, workers=workers)
+    return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed)
+
+
+def compare_scored(
+    scored: pd.DataFrame, rows: pd.DataFrame, prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None],
+    a: str, b: str, source: str, *, resamples: int = 2000, seed: int = 0,
+) -> Comparison:
+    """The comparison figures from already scored rows of systems ``a`` and ``b``."""
     scorers = list(config.grader_names) + (["overall"] if config.overall else [])
     pairs = _pair(scored, a, b, scorers)
     unpaired = _unpaired(rows, a, b)

@@ -1,0 +1,620 @@
+"""Read a results file into a frame of text cells, exactly as written (SPEC §5).
+
+    >>> f = read_results(b"id,output\\n1,007\\n2,NA\\n")
+    >>> f.format, f.frame["output"].tolist(), f.records
+    ('csv', ['007', 'NA'], (1, 2))
+
+Formats: ``csv``, ``tsv``, ``jsonl``, ``json-array`` (an array of objects) and
+``json-rows`` (an object with a ``rows`` array). UTF-8 with or without a BOM, CRLF or LF.
+
+Settings, stated once:
+
+- Cells are text exactly as written. Nothing is guessed: ``NA``, ``null``, ``None``,
+  ``nan``, ``""``, ``007``, ``3.10`` and surrounding spaces stay as they are.
+- The frame has ``object`` dtype columns holding plain ``str``; an *absent* cell is
+  ``None`` (never NaN), distinct from the empty string ``""``. A cell is absent when a JSON
+  record lacks the key, or a CSV/TSV record is shorter than the header.
+- CSV and TSV: pandas' C parser, RFC 4180 quoting (``"`` quotes, ``""`` escapes a quote),
+  no ``skipinitialspace``. TSV uses the same quoting, as pandas and Python's ``csv``
+  write it. A record with more fields than the header is unreadable. Blank lines are
+  skipped but keep their record number, so numbers match a spreadsheet's rows.
+- JSON: numbers keep their source spelling (``3.10``, ``1e5``, ``-0``); ``true``,
+  ``false``, ``null`` become the text ``"true"``, ``"false"``, ``"null"``; strings as
+  decoded. An object field one level deep becomes a dotted column
+  (``metadata.harnessPass``); deeper objects and arrays become compact JSON text, numbers
+  spelled as in the source. ``{}`` as a field's value adds no column.
+- Record numbers are 1-based: the record after the header for CSV/TSV (quoted newlines do
+  not count, blank lines do), the line for JSON lines (blank lines skipped, not
+  unreadable), the array entry for JSON documents.
+- Fatal problems raise ``ResultsFileError`` with one line; rows that cannot be read are
+  listed in ``ResultsFile.unreadable`` and the rest is read. Messages do not name the
+  file: the caller knows it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import gc
+import io
+import json
+import os
+import re
+import sys
+import warnings
+from dataclasses import dataclass
+from itertools import compress
+from operator import not_
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_MAX_BYTES", "FORMATS", "ResultsFile", "ResultsFileError", "detect_format", "read_results",
+]
+
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+FORMATS = ("csv", "tsv", "jsonl", "json-array", "json-rows")
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read at all: one clear, human message."""
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    frame: pd.DataFrame  # one row per readable record; object columns of str, None = absent
+    records: tuple[int, ...]  # 1-based record number of each frame row
+    format: str  # one of FORMATS
+    unreadable: tuple[tuple[int, str], ...]  # (record number, reason), in file order
+    columns: tuple[str, ...]  # column names in file order (dotted for nested objects)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def read_results(
+    source: str | os.PathLike | bytes,
+    *,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    name: str | None = None,
+) -> ResultsFile:
+    """Read a results file (a path, or the file's bytes) into a ``ResultsFile``.
+
+    ``format`` overrides detection; ``name`` (a file name) is a hint for detection and
+    defaults to the path's name. A file over ``max_bytes`` is refused before it is read.
+    """
+    if format is not None and format not in FORMATS:
+        raise ResultsFileError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        _check_size(len(data), max_bytes)
+    else:
+        path = os.fspath(source)
+        if name is None:
+            name = os.path.basename(path)
+        data = _read_path(path, max_bytes)
+    text, bom = _decode(data)
+    fmt, doc = (format, None) if format else _sniff(text, name)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # millions of small containers: the cyclic collector only slows loading
+    try:
+        # Drop what each reader no longer needs: a 100 MB file is several copies of itself.
+        if fmt in ("csv", "tsv"):
+            skip = bom + _NEWLINES.match(text).end()  # blank lines before the header
+            del text
+            result = _read_delimited(data, skip, "\t" if fmt == "tsv" else ",", fmt)
+        elif fmt == "jsonl":
+            del data
+            lines = text.split("\n")
+            del text
+            result = _read_jsonl(lines)
+        else:
+            del data
+            result = _read_json_document(text, fmt, doc)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    if len(result.frame) == 0:
+        raise ResultsFileError(_no_rows_message(result))
+    return result
+
+
+def _read_path(path: str, max_bytes: int) -> bytes:
+    try:
+        size = os.stat(path).st_size
+        _check_size(size, max_bytes)
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)  # a file that grew, or a pipe without a size
+    except ResultsFileError:
+        raise
+    except FileNotFoundError:
+        raise ResultsFileError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise ResultsFileError(f"is a directory, not a results file: {path}") from None
+    except OSError as exc:
+        raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    _check_size(len(data), max_bytes)
+    return data
+
+
+def _check_size(size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        have, limit = _megabytes(size), _megabytes(max_bytes)
+        if have == limit:
+            have, limit = f"{size:,} bytes", f"{max_bytes:,} bytes"
+        raise ResultsFileError(f"the file is {have}, over the {limit} limit (max_bytes)")
+
+
+def _megabytes(n: int) -> str:
+    mb = n / (1024 * 1024)
+    return f"{mb:.0f} MB" if mb >= 10 else f"{mb:.1f} MB" if mb >= 0.1 else f"{n:,} bytes"
+
+
+def _decode(data: bytes) -> tuple[str, int]:
+    """Validate and decode UTF-8 text; return (text without BOM, BOM length)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not data.startswith(codecs.BOM_UTF32_LE):
+        raise ResultsFileError("the file is UTF-16 text; save it as UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise ResultsFileError(f"binary file: a NUL byte at byte offset {nul}; expected UTF-8 text")
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        text = str(memoryview(data)[bom:], "utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + bom
+        raise ResultsFileError(
+            f"not UTF-8 text: byte 0x{data[offset]:02x} at byte offset {offset} is not valid UTF-8"
+        ) from None
+    if not text or text.isspace():
+        raise ResultsFileError("the file is empty" if not text else "the file holds only whitespace")
+    return text, bom
+
+
+def _no_rows_message(result: ResultsFile) -> str:
+    if result.unreadable:
+        record, reason = result.unreadable[0]
+        unit, units = {"jsonl": ("line", "lines"), "csv": ("record", "records"),
+                       "tsv": ("record", "records")}.get(result.format, ("entry", "entries"))
+        n = len(result.unreadable)
+        return f"no readable rows: {n} {unit if n == 1 else units} could not be read ({unit} {record} {reason})"
+    if result.format in ("csv", "tsv"):
+        return "no rows: the file has a header and no records"
+    return "no rows: the file holds no records"
+
+
+# --------------------------------------------------------------------------- detection
+
+_DELIMITED_HINTS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+_SPACES = re.compile(r"\s*")
+_NOT_SPACE = re.compile(r"\S")
+_NEWLINES = re.compile(r"[\r\n]*")
+_JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
+
+
+def detect_format(data: bytes, name: str | None = None) -> str:
+    """Tell a results file's format from its content; the name's extension breaks ties.
+
+    ``{`` or ``[`` first: one JSON document spanning the file is ``json-rows`` (an object)
+    or ``json-array``; several values, one a line, is ``jsonl``. A file that is not one
+    document is ``jsonl`` when at least half its first lines are JSON objects (so a broken
+    line does not make it CSV) or its name ends ``.jsonl`` / ``.ndjson``. Otherwise the
+    header line's tabs and commas choose between ``tsv`` and ``csv``, the name breaking
+    a tie.
+    """
+    text, _ = _decode(data)
+    return _sniff(text, name)[0]
+
+
+def _sniff(text: str, name: str | None) -> tuple[str, Any]:
+    """(format, the decoded document when the sniff had to decode it whole, else None)."""
+    ext = os.path.splitext(name or "")[1].lower()
+    start = _SPACES.match(text).end()  # (no copies of a 100 MB text: match, find, slice)
+    if text[start] in "{[":
+        return _sniff_json(text, start, ext)
+    # Not JSON from the first character: JSON lines whose first line is broken, a
+    # broken JSON document, or (most often) CSV / TSV.
+    if ext in _JSONL_HINTS or _mostly_json_lines(text):
+        return "jsonl", None
+    if ext == ".json":
+        return "json-rows", None  # the document reader says where it breaks
+    end = text.find("\n", start)
+    header = text[start:end if end >= 0 else len(text)]
+    tabs, commas = header.count("\t"), header.count(",")
+    if tabs and not commas:
+        return "tsv", None
+    if commas and not tabs:
+        return "csv", None
+    if ext in _DELIMITED_HINTS:
+        return _DELIMITED_HINTS[ext], None
+    return ("tsv" if tabs > commas else "csv"), None
+
+
+def _sniff_json(text: str, start: int, ext: str) -> tuple[str, Any]:
+    as_document = "json-array" if text[start] == "[" else "json-rows"
+    try:
+        value, end = _FAST.raw_decode(text, start)
+    except (json.JSONDecodeError, RecursionError):
+        # Not one document: JSON lines with a broken line, or a broken document?
+        if ext in _JSONL_HINTS or _mostly_json_lines(text):
+            return "jsonl", None
+        return as_document, None
+    one_line = text.find("\n", start, end) < 0
+    if _NOT_SPACE.search(text, end):
+        # A second value follows: JSON lines, unless the first is not an object on one
+        # line (then a document with trailing text, whose error the reader reports).
+        return ("jsonl", None) if one_line and type(value) is tuple else (as_document, None)
+    if type(value) is tuple and one_line and "rows" not in dict(value):
+        return "jsonl", None  # one record on one line
+    return as_document, value
+
+
+def _mostly_json_lines(text: str, sample: int = 100) -> bool:
+    """Whether at least half the first non-blank lines (up to ``sample``) are JSON objects."""
+    head = text if len(text) <= 1 << 20 else text[: 1 << 20].rsplit("\n", 1)[0]
+    lines = [ln for ln in head.split("\n", 4 * sample)[: 4 * sample] if ln.strip()][:sample]
+    objects = 0
+    for line in lines:
+        try:
+            objects += type(_FAST.decode(line)) is tuple
+        except (json.JSONDecodeError, RecursionError):
+            pass
+    return objects > 0 and objects * 2 >= len(lines)
+
+
+# --------------------------------------------------------------------------- CSV / TSV
+
+_BAD_LINE = re.compile(r"Skipping line (\d+): expected (\d+) fields, saw (\d+)")
+_EOF_IN_QUOTES = re.compile(r"EOF inside string starting at row (\d+)")
+
+
+def _read_delimited(data: bytes, skip: int, sep: str, fmt: str) -> ResultsFile:
+    """CSV or TSV from ``data[skip:]`` (the header onwards)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        try:
+            raw = pd.read_csv(
+                io.BytesIO(memoryview(data)[skip:] if skip else data),
+                sep=sep,
+                header=None,  # the header is read as record 1, so a long record is never an index
+                dtype=object,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=False,  # blank lines keep their number; dropped below
+                skipinitialspace=False,
+                quotechar='"',
+                doublequote=True,
+                on_bad_lines="warn",
+                engine="c",
+                encoding="utf-8",
+            )
+        except pd.errors.ParserError as exc:
+            raise ResultsFileError(_csv_error_message(str(exc), fmt)) from None
+        except pd.errors.EmptyDataError:
+            raise ResultsFileError("the file is empty") from None
+    long_rows: list[tuple[int, str]] = []
+    for w in caught:
+        if issubclass(w.category, pd.errors.ParserWarning):
+            for line, expected, saw in _BAD_LINE.findall(str(w.message)):
+                long_rows.append((int(line) - 1, f"has {saw} fields, the header has {expected}"))
+    long_rows.sort()
+
+    header = [str(v) for v in raw.iloc[0].tolist()]
+    _check_header(header)
+    frame = raw.iloc[1:].reset_index(drop=True)
+    frame.columns = header
+    n_records = len(frame) + len(long_rows)
+    records = np.arange(1, n_records + 1, dtype=np.int64)
+    if long_rows:
+        records = np.setdiff1d(records, np.array([r for r, _ in long_rows], dtype=np.int64), assume_unique=True)
+
+    # pandas pads a short record with "": find the records whose last cell is "" and count
+    # their fields with Python's csv module, to mark padded cells absent and drop blank lines.
+    last = frame.iloc[:, -1].to_numpy()
+    if len(frame) and (last == "").any():
+        lengths = _field_counts(str(memoryview(data)[skip:], "utf-8"), sep)
+        # Python's csv module splits records as the C parser does; should they ever
+        # disagree, the cells stay "" (missing either way) rather than be guessed.
+        if lengths is not None and len(lengths) == n_records + 1:
+            lengths = lengths[1:][records - 1]
+            blank = lengths == 0
+            short = np.flatnonzero((lengths < len(header)) & ~blank)
+            for j in range(1, len(header)):
+                rows = short[lengths[short] <= j]
+                if len(rows):
+                    frame.iloc[rows, j] = None
+            if blank.any():
+                keep = ~blank
+                frame = frame.loc[keep].reset_index(drop=True)
+                records = records[keep]
+    return ResultsFile(
+        frame=frame,
+        records=tuple(records.tolist()),
+        format=fmt,
+        unreadable=tuple(long_rows),
+        columns=tuple(header),
+    )
+
+
+def _check_header(header: list[str]) -> None:
+    seen: dict[str, int] = {}
+    for i, col in enumerate(header, 1):
+        if col in seen:
+            raise ResultsFileError(f"duplicate column name {col!r} in the header (columns {seen[col]} and {i})")
+        seen[col] = i
+
+
+def _csv_error_message(msg: str, fmt: str) -> str:
+    m = _EOF_IN_QUOTES.search(msg)
+    kind = fmt.upper()
+    if m:
+        row = int(m.group(1))
+        where = "the header" if row == 0 else f"record {row}"
+        return f"malformed {kind}: a quoted field in {where} is never closed (a '\"' is missing)"
+    return f"malformed {kind}: {msg.replace('Error tokenizing data. C error: ', '').strip()}"
+
+
+def _field_counts(text: str, sep: str) -> np.ndarray | None:
+    """Fields per record (header included; 0 for a blank line), as the C parser splits them."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True)
+        return np.fromiter(map(len, reader), dtype=np.int64)
+    except csv.Error:
+        return None
+    finally:
+        csv.field_size_limit(old)
+
+
+# --------------------------------------------------------------------------- JSON
+#
+# Two decoders. Objects decode to tuples of (key, value) pairs, so a key named twice is
+# seen rather than silently overwritten. The fast one turns numbers into plain str: right
+# for every cell, since a cell is the number's text. It cannot tell 1 from "1" inside an
+# array or a nested object, so a record holding one is decoded again with the exact one,
+# whose numbers are `_Number` (a str that serializes unquoted).
+
+
+class _Number(str):
+    """A JSON number's source text (so ``3.10`` stays ``3.10``)."""
+
+    __slots__ = ()
+
+
+_FAST = json.JSONDecoder(parse_float=str, parse_int=str, parse_constant=str, object_pairs_hook=tuple)
+_EXACT = json.JSONDecoder(parse_float=_Number, parse_int=_Number, parse_constant=_Number, object_pairs_hook=tuple)
+_dumps_str = json.JSONEncoder(ensure_ascii=False).encode
+_ONLY_STR = frozenset((str,))
+
+
+class _BadRecord(Exception):
+    pass
+
+
+class _NeedExact(Exception):
+    pass
+
+
+def _object(pairs: tuple, prefix: str | None = "") -> dict:
+    """The pairs as a dict; a key named twice makes the record unreadable."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                if prefix is None:
+                    raise _BadRecord(f"names the field {key!r} twice in a nested object")
+                raise _BadRecord(f"names the field {prefix + key!r} twice")
+            seen.add(key)
+    return d
+
+
+def _scalar(value: Any) -> str:
+    """A JSON scalar as cell text (numbers arrive as their text)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    return str.__str__(value)
+
+
+def _compact(value: Any) -> str:
+    """Compact JSON text of a nested value (exact decoder), numbers spelled as in the source."""
+    t = type(value)
+    if t is str:
+        return _dumps_str(value)
+    if t is list:
+        return "[" + ",".join(map(_compact, value)) + "]"
+    if t is tuple:
+        _object(value, None)
+        return "{" + ",".join(_dumps_str(k) + ":" + _compact(v) for k, v in value) + "}"
+    return _scalar(value)
+
+
+def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
+    """One record: top-level fields as cells, an object's fields as dotted cells.
+
+    Only the fields that are not already text are visited; dotted cells go at the dict's
+    end (``_add_columns`` keeps the file's column order).
+    """
+    row = _object(pairs)
+    if _ONLY_STR.issuperset(map(type, row.values())):
+        return row  # the common case: strings and numbers only
+    for key in list(compress(row, map(not_, map(_ONLY_STR.__contains__, map(type, row.values()))))):
+        value = row[key]
+        t = type(value)
+        if t is tuple:
+            del row[key]
+            for sub, v in _object(value, key + ".").items():
+                dotted = key + "." + sub
+                if dotted in row:
+                    raise _BadRecord(f"has the field {dotted!r} twice (once inside {key!r})")
+                t2 = type(v)
+                if t2 is str:
+                    row[dotted] = v
+                elif t2 is tuple or t2 is list:
+                    if not exact:
+                        raise _NeedExact
+                    row[dotted] = _compact(v)
+                else:
+                    row[dotted] = _scalar(v)
+        elif t is list:
+            if not exact:
+                raise _NeedExact
+            row[key] = _compact(value)
+        else:
+            row[key] = _scalar(value)
+    return row
+
+
+def _add_columns(columns: dict[str, None], pairs: tuple) -> None:
+    """Add a record's columns, in its order, to the columns seen so far."""
+    for key, value in pairs:
+        if type(value) is tuple:
+            for sub, _ in value:
+                columns.setdefault(key + "." + sub)
+        else:
+            columns.setdefault(key)
+
+
+def _kind(value: Any) -> str:
+    """What a decoded JSON value is, for a message (the exact decoder tells numbers apart)."""
+    t = type(value)
+    if t is tuple:
+        return "an object"
+    if t is list:
+        return "an array"
+    if t is _Number:
+        return "a number"
+    if t is str:
+        return "a string"
+    return "true" if value is True else "false" if value is False else "null"
+
+
+def _read_jsonl(lines: list[str]) -> ResultsFile:
+    scan = _FAST.scan_once
+    only_str = _ONLY_STR.issuperset
+    rows: list[dict[str, str]] = []
+    records: list[int] = []
+    unreadable: list[tuple[int, str]] = []
+    columns: dict[str, None] = {}
+    last_keys: Any = None
+    for number, line in enumerate(lines, 1):
+        try:
+            obj, end = scan(line, 0)  # the C scanner, no wrapper: most lines are one object
+            if end != len(line) and line[end:].strip():
+                raise StopIteration
+        except (StopIteration, json.JSONDecodeError):
+            # Leading spaces, a blank line, trailing text or broken JSON: the careful path.
+            if not line.strip():
+                continue
+            try:
+                obj = _FAST.decode(line)
+            except json.JSONDecodeError as exc:
+                unreadable.append((number, f"is not JSON ({exc.msg} at column {exc.colno})"))
+                continue
+            except RecursionError:
+                unreadable.append((number, "is nested too deeply to read"))
+                continue
+        except RecursionError:
+            unreadable.append((number, "is nested too deeply to read"))
+            continue
+        if type(obj) is not tuple:
+            unreadable.append((number, f"is {_kind(_EXACT.decode(line))}, not an object"))
+            continue
+        row = dict(obj)
+        if len(row) != len(obj) or not only_str(map(type, row.values())):
+            try:
+                try:
+                    row = _flatten(obj, False)
+                except _NeedExact:
+                    row = _flatten(_EXACT.decode(line), True)
+            except _BadRecord as exc:
+                unreadable.append((number, str(exc)))
+                continue
+        keys = row.keys()
+        if keys != last_keys:  # most files repeat one set of fields: compared at C speed
+            _add_columns(columns, obj)
+            last_keys = keys
+        rows.append(row)
+        records.append(number)
+    return _json_result(rows, records, unreadable, columns, "jsonl")
+
+
+def _read_json_document(text: str, fmt: str, doc: Any = None) -> ResultsFile:
+    try:
+        return _json_entries(_FAST.decode(text) if doc is None else doc, fmt, exact=False)
+    except _NeedExact:
+        return _json_entries(_EXACT.decode(text), fmt, exact=True)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ResultsFileError("malformed JSON: nested too deeply to read") from None
+
+
+def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
+    def kind(value: Any) -> str:
+        if not exact and type(value) is str:
+            raise _NeedExact  # a string or a number: decode again to say which
+        return _kind(value)
+
+    if fmt == "json-rows":
+        if type(doc) is not tuple:
+            raise ResultsFileError(f'expected a JSON object with a "rows" array; the document is {kind(doc)}')
+        fields = dict(doc)
+        if "rows" not in fields:
+            raise ResultsFileError(
+                'a JSON document must be an array of objects or an object with a "rows" array; '
+                f"this object has no \"rows\" (its fields: {', '.join(list(fields)[:8]) or 'none'})"
+            )
+        entries = fields["rows"]
+        if type(entries) is not list:
+            raise ResultsFileError(f'"rows" must be an array of objects; it is {kind(entries)}')
+    else:
+        if type(doc) is not list:
+            raise ResultsFileError(f"expected a JSON array of objects; the document is {kind(doc)}")
+        entries = doc
+    rows: list[dict[str, str]] = []
+    records: list[int] = []
+    unreadable: list[tuple[int, str]] = []
+    columns: dict[str, None] = {}
+    last_keys: Any = None
+    for number, obj in enumerate(entries, 1):
+        if type(obj) is not tuple:
+            unreadable.append((number, f"is {kind(obj)}, not an object"))
+            continue
+        try:
+            row = _flatten(obj, exact)
+        except _BadRecord as exc:
+            unreadable.append((number, str(exc)))
+            continue
+        keys = row.keys()
+        if keys != last_keys:
+            _add_columns(columns, obj)
+            last_keys = keys
+        rows.append(row)
+        records.append(number)
+    return _json_result(rows, records, unreadable, columns, fmt)
+
+
+def _json_result(rows: list[dict[str, str]], records: list[int], unreadable: list[tuple[int, str]],
+                 columns: dict[str, None], fmt: str) -> ResultsFile:
+    n = len(rows)
+    data: dict[str, np.ndarray] = {}
+    for col in columns:
+        arr = np.empty(n, dtype=object)
+        arr[:] = [row.get(col) for row in rows]
+        data[col] = arr
+    frame = pd.DataFrame(data, index=pd.RangeIndex(n), columns=list(columns), dtype=object, copy=False)
+    return ResultsFile(
+        frame=frame,
+        records=tuple(records),
+        format=fmt,
+        unreadable=tuple(unreadable),
+        columns=tuple(columns),
+    )

@@ -53,8 +53,15 @@ def collapse_whitespace(s: str) -> str:
     return _join_runs(s, " ")
 
 
+_PUNCT_BYTES = string.punctuation.encode("ascii")
+_PUNCT_RE = re.compile("[" + re.escape(string.punctuation) + "]+")
+
+
 def remove_punctuation(s: str) -> str:
-    return s.translate(_PUNCT_TABLE)
+    # Same result as s.translate(_PUNCT_TABLE); bytes.translate is several times faster.
+    if s.isascii():
+        return s.encode("ascii").translate(None, _PUNCT_BYTES).decode("ascii")
+    return _PUNCT_RE.sub("", s)
 
 
 def remove_articles(s: str) -> str:
@@ -138,7 +145,7 @@ def compose(steps: Iterable[str]) -> Callable[[str], str]:
 
 def squad_normalize(s: str) -> str:
     """The SQuAD v1.1 script's ``normalize_answer``, step for step."""
-    return " ".join(_ARTICLES.sub(" ", s.lower().translate(_PUNCT_TABLE)).split())
+    return " ".join(_ARTICLES.sub(" ", remove_punctuation(s.lower())).split())
 
 
 # --- Showing characters ---------------------------------------------------------------

@@ -1,0 +1,250 @@
+"""Normalizer builder: pick and order the normalized grader's steps (SPEC §3), watch them
+work on sample pairs and on the loaded file, and export the pipeline as Python,
+TypeScript and configuration.
+
+Session state set here:
+
+- ``gb_norm_steps``     the pipeline, a list of step names in order (the multiselect's key,
+                        kept for the session; the preset and ↑ ↓ buttons rewrite it in callbacks)
+- ``gb_norm_pairs``     the sample pairs' starting table (DataFrame of expected, output);
+                        the editor's edits apply on top of it
+- ``gb_norm_pairs_editor``  the data editor's own state (its edits)
+- ``gb_norm_cache``     results kept across reruns, keyed by (``gb_file_hash``, mapping[, steps]):
+                        the file's prepared rows, and each pipeline's effect on them
+- ``gb_norm_per_step``  the "what each step does" toggle
+Read here, set by ui.loading: ``gb_file``, ``gb_file_hash``, ``gb_file_name``, ``gb_mapping``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlencode
+
+import pandas as pd
+import streamlit as st
+
+from graders.config import ConfigError, GraderConfig, RunConfig
+from graders.export import config_snippet, pipeline_label, python_source, typescript_source
+from graders.normalized import pipeline_name
+from graders.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
+from graders.rows import MappingError, prepare
+from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
+from ui.loading import load_file_widget, mapping_widget
+
+ss = st.session_state
+SAMPLE_PAIRS = pd.DataFrame(
+    [
+        ("Paris", " paris\n"),
+        ("store credit", "Store  credit"),
+        ("42", "42\u00a0"),
+        ("approved", "approved."),
+        ("Easy Returns", '"Easy Returns"'),
+        ("claims", "ＣＬＡＩＭＳ"),
+        ("café", "cafe\u0301"),
+        ("Eiffel Tower", "The Eiffel Tower"),
+        ("yes", "Yes!"),
+        ("state-of-the-art", "state of the art"),
+        ("Reno", "Sparks"),
+    ],
+    columns=["expected", "output"],
+)
+EXAMPLES = 20
+CACHED_EFFECTS = 16
+
+
+def cached(kind: str, key, compute):
+    """``compute()`` once per ``key`` in this session (the file is prepared once; each
+    pipeline's effect on it is kept for the last CACHED_EFFECTS pipelines)."""
+    store = ss.setdefault("gb_norm_cache", {}).setdefault(kind, {})
+    if key not in store:
+        if len(store) >= (1 if kind == "rows" else CACHED_EFFECTS):
+            store.pop(next(iter(store)))
+        store[key] = compute()
+    return store[key]
+
+
+def set_steps(steps) -> None:
+    ss["gb_norm_steps"] = list(steps)
+
+
+def move(i: int, offset: int) -> None:
+    steps = list(ss["gb_norm_steps"])
+    steps[i], steps[i + offset] = steps[i + offset], steps[i]
+    ss["gb_norm_steps"] = steps
+
+
+def rate_link(k: int, n: int, label: str) -> str:
+    """A count as a link to the pass-rate page (the dashboard's link contract)."""
+    return f"[{k:,} of {n:,}](pass_rate?{urlencode({'k': k, 'n': n, 'label': label}, quote_via=quote)})"
+
+
+def shown(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    """Text columns with invisible characters made visible (⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩)."""
+    out = frame.copy()
+    for c in columns:
+        out[c] = out[c].map(lambda s: visible(s).replace("\n", ""))
+    return out
+
+
+st.title("Normalizer builder")
+st.caption(
+    "The normalized grader runs these steps on both sides, in order, then compares code points. "
+    "Build a pipeline, see what it does, and take it with you as code or configuration."
+)
+
+# ----------------------------------------------------------------------------- steps
+ss.setdefault("gb_norm_steps", list(DEFAULT_PIPELINE))
+b1, b2, b3, _ = st.columns([1, 1, 1, 3])
+b1.button("Default (trim, lower)", on_click=set_steps, args=(DEFAULT_PIPELINE,), key="gb_norm_default")
+b2.button("SQuAD preset", on_click=set_steps, args=(SQUAD_PIPELINE,), key="gb_norm_squad",
+          help="lower, remove_punctuation, remove_articles, collapse_whitespace, trim: the SQuAD v1.1 script's order")
+b3.button("No steps", on_click=set_steps, args=((),), key="gb_norm_clear")
+st.multiselect(
+    "Steps, in the order they run",
+    options=list(STEPS),
+    key="gb_norm_steps",
+    help="A step added later runs later; reorder with the arrows below.",
+    persist_state="session",  # the pipeline survives a visit to another page
+)
+steps = tuple(ss["gb_norm_steps"])
+for i, step in enumerate(steps):
+    up, down, text = st.columns([0.05, 0.05, 0.9], vertical_alignment="center")
+    up.button("↑", key=f"gb_norm_up_{i}", disabled=i == 0, on_click=move, args=(i, -1), help=f"run {step} earlier")
+    down.button("↓", key=f"gb_norm_down_{i}", disabled=i == len(steps) - 1, on_click=move, args=(i, 1),
+                help=f"run {step} later")
+    text.markdown(f"{i + 1}. `{step}` — {STEP_DESCRIPTIONS[step]}")
+if not steps:
+    st.info("No steps: the normalized grader is then the exact grader.")
+for note in order_notes(steps):
+    st.warning(note)
+label = pipeline_label(steps)
+
+# ----------------------------------------------------------------------------- sample pairs
+st.header("Sample pairs")
+st.caption("Edit, add or delete pairs; the table below shows each side after the pipeline. "
+           "Invisible characters show as ⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩.")
+base = ss.get("gb_norm_pairs")
+if not isinstance(base, pd.DataFrame):
+    base = SAMPLE_PAIRS
+edited = st.data_editor(
+    base, num_rows="dynamic", hide_index=True, key="gb_norm_pairs_editor",
+    column_config={
+        "expected": st.column_config.TextColumn("Expected"),
+        "output": st.column_config.TextColumn("Output"),
+    },
+)
+pairs = edited.reindex(columns=["expected", "output"]).astype(object)
+pairs = pairs[~(pairs["expected"].isna() & pairs["output"].isna())].fillna("")
+preview = preview_pairs(pairs["expected"].tolist(), pairs["output"].tolist(), steps)
+st.dataframe(
+    shown(preview, ["expected", "output", "expected_normalized", "output_normalized"]),
+    hide_index=True,
+    column_config={
+        "expected": "Expected", "output": "Output",
+        "expected_normalized": "Expected, normalized", "output_normalized": "Output, normalized",
+        "exact": st.column_config.CheckboxColumn("Exact match"),
+        "normalized": st.column_config.CheckboxColumn("Equal after the pipeline"),
+    },
+)
+if len(preview):
+    st.markdown(f"**{int(preview['normalized'].sum())} of {len(preview)}** sample pairs are equal after the "
+                f"pipeline; {int(preview['exact'].sum())} were equal as written.")
+
+# ----------------------------------------------------------------------------- the loaded file
+st.header("On the loaded file")
+file = ss.get("gb_file")
+with st.expander("Results file and columns", expanded=file is None):
+    file = load_file_widget("gb_norm_file")
+    mapping = mapping_widget(file, "gb_norm_file") if file is not None else None
+
+if file is not None and mapping:
+    key = (ss.get("gb_file_hash"), tuple(sorted(mapping.items(), key=lambda kv: kv[0])))
+    rows = None
+    try:
+        rows = cached("rows", key, lambda: prepare(file, mapping, needs_expected=True).rows)
+    except MappingError as e:
+        st.error(f"These columns cannot be compared: {e}")
+    if rows is not None and len(rows) == 0:
+        st.info("No row of this file has both an expected answer and an output to compare.")
+    elif rows is not None:
+        refs, outputs = rows["refs"].tolist(), rows["output"].tolist()
+        with st.spinner("Running the pipeline over the file…"):
+            effect = cached("effect", (key, steps), lambda: pipeline_effect(refs, outputs, steps))
+        name = ss.get("gb_file_name") or "the file"
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Exact fails", f"{effect.exact_fails:,}", help=f"of {effect.rows:,} rows in {name}")
+        m2.metric("Turned into passes", f"{effect.turned:,}",
+                  help="exact fails that pass the normalized grader with this pipeline")
+        m3.metric("Still failing", f"{effect.still_failing:,}")
+        passes_after = effect.exact_passes + effect.turned
+        st.markdown(
+            f"Exact grader: {rate_link(effect.exact_passes, effect.rows, 'exact')} pass. "
+            f"Normalized ({label}): {rate_link(passes_after, effect.rows, 'normalized ' + pipeline_name(steps))} pass. "
+            "A pipeline never turns a pass into a fail: equal texts stay equal."
+        )
+        systems = rows["system"].astype(str)
+        if systems.nunique() > 1:
+            fails = pd.concat([systems.iloc[effect.turned_rows], systems.iloc[effect.still_rows]])
+            by = pd.DataFrame({
+                "exact fails": fails.value_counts(sort=False),
+                "turned into passes": systems.iloc[effect.turned_rows].value_counts(sort=False),
+            }).reindex(systems.unique()).fillna(0).astype(int).rename_axis("system").reset_index()
+            st.dataframe(by, hide_index=True)
+        if effect.turned:
+            st.subheader(f"Fails turned into passes ({min(effect.turned, EXAMPLES)} of {effect.turned:,})")
+            ex = effect_examples(refs, outputs, effect.turned_rows, steps, limit=EXAMPLES)
+            ex.insert(0, "item", rows["item"].iloc[ex["position"]].astype(str).to_numpy())
+            ex.insert(1, "system", systems.iloc[ex["position"]].to_numpy())
+            st.dataframe(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
+                                                             "output_normalized"]), hide_index=True)
+        if effect.still_failing:
+            with st.expander(f"Still failing after the pipeline ({effect.still_failing:,})"):
+                ex = effect_examples(refs, outputs, effect.still_rows, steps, limit=EXAMPLES)
+                ex.insert(0, "item", rows["item"].iloc[ex["position"]].astype(str).to_numpy())
+                st.dataframe(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
+                                                                 "output_normalized"]), hide_index=True)
+        if steps and effect.exact_fails and st.toggle(
+            "What each step does here", key="gb_norm_per_step",
+            help="Runs each step alone, and the pipeline without each step, over the exact fails.",
+        ):
+            with st.spinner("Running each step…"):
+                per_step = cached("per_step", (key, steps), lambda: step_effects(refs, outputs, steps))
+            st.dataframe(per_step, hide_index=True, column_config={
+                "turned_alone": "exact fails it turns into passes on its own",
+                "lost_without_it": "of this pipeline's passes, lost without it",
+            })
+else:
+    st.caption("Load a file above (or on the Score page) to see what the pipeline does to its exact fails.")
+
+# ----------------------------------------------------------------------------- export
+st.header("Export")
+st.caption("Both functions reproduce the library exactly: tested on every code point and on generated "
+           "strings against graders.text (the TypeScript in Node.js).")
+py_tab, ts_tab, cfg_tab = st.tabs(["Python", "TypeScript", "Configuration"])
+with py_tab:
+    source = python_source(steps)
+    st.download_button("Download normalize.py", source, file_name="normalize.py", mime="text/x-python",
+                       on_click="ignore", key="gb_norm_dl_py")
+    st.code(source, language="python")
+with ts_tab:
+    source = typescript_source(steps)
+    st.download_button("Download normalize.ts", source, file_name="normalize.ts", mime="text/plain",
+                       on_click="ignore", key="gb_norm_dl_ts")
+    st.code(source, language="typescript")
+with cfg_tab:
+    st.markdown("The normalized grader's entry in a configuration file's `graders` list:")
+    st.code(config_snippet(steps), language="json")
+    st.markdown("In Python:")
+    st.code(f'from graders import grade\n\ngrade("normalized", expected="…", output="…", pipeline={list(steps)!r})',
+            language="python")
+    columns = mapping if (file is not None and mapping) else {}
+    try:
+        config = RunConfig(columns, (GraderConfig.make("exact"), GraderConfig.make("normalized", {"pipeline": list(steps)})))
+    except ConfigError as e:
+        st.error(f"Cannot build the configuration: {e}")
+    else:
+        st.markdown("A whole configuration (exact and this normalized grader"
+                    + (" on the loaded file's columns" if columns else "") + "), for "
+                    "`gradeboard score FILE --config gradeboard.config.json --out scored.csv`:")
+        st.download_button("Download gradeboard.config.json", config.to_json(), file_name="gradeboard.config.json",
+                           mime="application/json", on_click="ignore", key="gb_norm_dl_cfg")
+        st.code(config.to_json(), language="json")

@@ -1,0 +1,233 @@
+"""AppTest of the Normalizer builder: presets, ordering, the live preview on sample pairs
+and on a loaded file, the exports, and the error paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from graders.columns import suggest_mapping
+from graders.export import config_snippet, python_source, typescript_source
+from graders.preview import pipeline_effect, preview_pairs
+from graders.readers import read_results
+from graders.rows import prepare
+from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE
+from ui.loading import NONE_LABEL, ROLE_LABELS, SAMPLES as SAMPLE_LABELS
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "normalizer.py")
+SAMPLES = ROOT / "sample_data"
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_page(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return run(at)
+
+
+def steps_of(at: AppTest) -> tuple[str, ...]:
+    return tuple(at.multiselect(key="gb_norm_steps").value)
+
+
+def codes(at: AppTest) -> dict[str, str]:
+    """The export tab's code blocks by language (the first of each), with the final newline
+    the exported files end with (st.code drops it)."""
+    out: dict[str, str] = {}
+    for c in at.code:
+        out.setdefault(c.language, c.value + "\n")
+    return out
+
+
+def load_sample(at: AppTest, name: str) -> AppTest:
+    # Through the shared loader's one-click sample button (found by its label).
+    next(b for b in at.button if b.label == SAMPLE_LABELS[name]).click()
+    return run(at)
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    return open_page()
+
+
+# --------------------------------------------------------------------------- steps and exports
+
+
+def test_default_pipeline_preview_and_exports(page):
+    at = page
+    assert steps_of(at) == DEFAULT_PIPELINE
+    assert [m.value for m in at.markdown][:2] == [
+        "1. `trim` — remove leading and trailing whitespace (the 29 characters str.strip() removes)",
+        "2. `lower` — lowercase (str.lower)",
+    ]
+    table = at.dataframe[1].value  # [0] is the sample-pairs editor
+    assert list(table.columns) == ["expected", "output", "expected_normalized", "output_normalized", "exact", "normalized"]
+    assert table["output"].iloc[0] == " paris⟨LF⟩" and table["output"].iloc[2] == "42⟨U+00A0⟩"
+    assert table["normalized"].tolist()[:4] == [True, False, True, False]
+    assert "**2 of 11** sample pairs are equal after the pipeline; 0 were equal as written." in [m.value for m in at.markdown]
+    code = codes(at)
+    assert code["python"] == python_source(DEFAULT_PIPELINE)
+    assert code["typescript"] == typescript_source(DEFAULT_PIPELINE)
+    assert code["json"] == config_snippet(DEFAULT_PIPELINE) + "\n"
+    assert [d.key for d in at.download_button] == ["gb_norm_dl_py", "gb_norm_dl_ts", "gb_norm_dl_cfg"]
+    assert not at.error and not at.warning
+
+
+def test_squad_preset_and_no_steps():
+    at = open_page()
+    at.button(key="gb_norm_squad").click()
+    run(at)
+    assert steps_of(at) == SQUAD_PIPELINE
+    assert codes(at)["python"] == python_source(SQUAD_PIPELINE)
+    assert at.dataframe[1].value["normalized"].sum() == preview_pairs(
+        at.dataframe[1].value["expected"], [" paris\n", "Store  credit", "42\u00a0", "approved.", '"Easy Returns"',
+                                            "ＣＬＡＩＭＳ", "cafe\u0301", "The Eiffel Tower", "Yes!", "state of the art",
+                                            "Sparks"], SQUAD_PIPELINE)["normalized"].sum()
+    at.button(key="gb_norm_clear").click()
+    run(at)
+    assert steps_of(at) == ()
+    assert "No steps: the normalized grader is then the exact grader." in [i.value for i in at.info]
+    at.button(key="gb_norm_default").click()
+    run(at)
+    assert steps_of(at) == DEFAULT_PIPELINE
+
+
+def test_arrows_reorder_the_steps():
+    at = open_page()
+    at.button(key="gb_norm_down_0").click()
+    run(at)
+    assert steps_of(at) == ("lower", "trim")
+    assert "compose(['lower', 'trim'])" in codes(at)["python"]
+    at.button(key="gb_norm_up_1").click()
+    run(at)
+    assert steps_of(at) == ("trim", "lower")
+    assert at.button(key="gb_norm_up_0").disabled and at.button(key="gb_norm_down_1").disabled
+
+
+def test_picking_steps_in_the_multiselect():
+    at = open_page()
+    at.multiselect(key="gb_norm_steps").set_value(["nfkc", "lower", "strip_quotes"])
+    run(at)
+    assert steps_of(at) == ("nfkc", "lower", "strip_quotes")
+    assert "text = unicodedata.normalize(\"NFKC\", text)" in codes(at)["python"]
+
+
+def test_order_notes_warn_about_quiet_orders():
+    at = open_page(gb_norm_steps=["remove_articles", "lower"])
+    warnings = [w.value for w in at.warning]
+    assert "remove_articles runs before lower, so a capitalised “The” or “A” is kept." in warnings
+    assert any("collapse_whitespace and trim after it" in w for w in warnings)
+
+
+def test_sample_pairs_come_from_the_session_table():
+    pairs = pd.DataFrame({"expected": ["the cat", "A"], "output": ["The  Cat", "\u00a0a\t"]})
+    at = open_page(gb_norm_pairs=pairs, gb_norm_steps=list(SQUAD_PIPELINE))
+    table = at.dataframe[1].value
+    want = preview_pairs(pairs["expected"], pairs["output"], SQUAD_PIPELINE)
+    assert table["normalized"].tolist() == want["normalized"].tolist() == [True, True]
+    assert table["output"].tolist() == ["The  Cat", "⟨U+00A0⟩a⟨TAB⟩"]
+    assert table["output_normalized"].tolist() == ["cat", ""]
+
+
+def test_no_file_means_no_file_figures(page):
+    assert not page.metric
+    assert any("Load a file above" in c.value for c in page.caption)
+
+
+# --------------------------------------------------------------------------- the loaded file
+
+
+def expected_effect(name: str, steps):
+    file = read_results(SAMPLES / name)
+    rows = prepare(file, suggest_mapping(file.columns), needs_expected=True).rows
+    return pipeline_effect(rows["refs"].tolist(), rows["output"].tolist(), steps), rows
+
+
+def test_loaded_file_counts_the_fails_turned_into_passes():
+    at = open_page()
+    load_sample(at, "returns_desk.csv")
+    effect, rows = expected_effect("returns_desk.csv", DEFAULT_PIPELINE)
+    assert metrics(at) == {"Exact fails": str(effect.exact_fails), "Turned into passes": str(effect.turned),
+                           "Still failing": str(effect.still_failing)}
+    assert effect.turned > 0
+    links = next(m.value for m in at.markdown if m.value.startswith("Exact grader:"))
+    assert f"[{effect.exact_passes} of {effect.rows}](pass_rate?k={effect.exact_passes}&n={effect.rows}&label=exact)" in links
+    k = effect.exact_passes + effect.turned
+    assert f"[{k} of {effect.rows}](pass_rate?k={k}&n={effect.rows}&label=normalized%20trim%2Blower)" in links
+    examples = next(d.value for d in at.dataframe if "expected_normalized" in d.value.columns and "item" in d.value.columns)
+    assert examples["item"].tolist() == rows["item"].iloc[effect.turned_rows[:20]].astype(str).tolist()
+    assert (examples["expected_normalized"] == examples["output_normalized"]).all()
+    # The configuration carries the loaded file's columns.
+    assert '"expected": "expected"' in [c.value for c in at.code if c.language == "json"][-1]
+
+    # A new pipeline recomputes the figures from the same prepared rows.
+    at.button(key="gb_norm_squad").click()
+    run(at)
+    effect, _ = expected_effect("returns_desk.csv", SQUAD_PIPELINE)
+    assert metrics(at)["Turned into passes"] == str(effect.turned)
+
+    at.toggle(key="gb_norm_per_step").set_value(True)
+    run(at)
+    per_step = at.dataframe[-1].value
+    assert per_step["step"].tolist() == list(SQUAD_PIPELINE)
+
+
+def test_wide_file_splits_the_counts_by_system():
+    at = open_page()
+    load_sample(at, "returns_ab_wide.csv")
+    effect, rows = expected_effect("returns_ab_wide.csv", DEFAULT_PIPELINE)
+    by = next(d.value for d in at.dataframe if "turned into passes" in d.value.columns)
+    assert by["system"].tolist() == ["output", "output_b"]
+    assert by["exact fails"].sum() == effect.exact_fails and by["turned into passes"].sum() == effect.turned
+
+
+# --------------------------------------------------------------------------- error paths
+
+
+def test_columns_that_cannot_be_compared_give_one_error():
+    at = open_page()
+    load_sample(at, "returns_desk.csv")
+    next(s for s in at.selectbox if s.label == ROLE_LABELS["expected"]).set_value(NONE_LABEL)
+    run(at)
+    assert len(at.error) == 1 and at.error[0].value.startswith("These columns cannot be compared: ")
+    assert not at.metric
+    assert codes(at)["python"] == python_source(DEFAULT_PIPELINE)  # the rest of the page still works
+
+
+def test_a_bad_file_gives_one_error_and_no_traceback():
+    at = open_page()
+    at.text_area[0].set_value('{"id": 1, "output": ')  # the shared loader's paste box
+    next(b for b in at.button if b.label == "Read pasted rows").click()
+    run(at)
+    assert len(at.error) == 1, [e.value for e in at.error]
+    assert not at.metric
+
+
+def test_through_the_app_navigation():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    run(at)
+    at.switch_page("pages/normalizer.py")
+    run(at)
+    assert at.title[0].value == "Normalizer builder"
+    assert steps_of(at) == DEFAULT_PIPELINE
+    # The pipeline survives a visit to another page.
+    at.button(key="gb_norm_squad").click()
+    run(at)
+    at.switch_page("pages/pass_rate.py")
+    run(at)
+    at.switch_page("pages/normalizer.py")
+    run(at)
+    assert steps_of(at) == SQUAD_PIPELINE

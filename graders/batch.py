@@ -209,7 +209,19 @@ def _chunks(n: int, size: int) -> list[tuple[int, int]]:
 
 
 def default_workers() -> int:
+    """The command line's default: one process per core, at most four."""
     return max(1, min(4, os.cpu_count() or 1))
+
+
+# What forked workers score: set just before the pool forks, so the rows reach the
+# children with the fork instead of being pickled; only (start, stop) travels.
+_FORKED: tuple[pd.DataFrame, RunConfig, bool] | None = None
+
+
+def _score_span(a: int, b: int) -> dict[str, list[Any]]:
+    assert _FORKED is not None
+    rows, config, include_output = _FORKED
+    return _score_chunk(rows.iloc[a:b], config, include_output)
 
 
 def score_frame(
@@ -217,25 +229,27 @@ def score_frame(
     config: RunConfig,
     *,
     include_output: bool = False,
-    workers: int | None = None,
+    workers: int = 1,
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
 ) -> pd.DataFrame:
     """Score every row with every configured grader, the overall row and the row's assertions.
 
-    ``workers``: processes for large frames (default: the cores, at most 4; 1 = in this
-    process). ``progress(done, total)`` is called after each chunk; ``cancel()`` returning
-    True stops between chunks with ``Cancelled``.
+    ``workers``: processes for frames of at least ``PARALLEL_MIN_ROWS`` rows (forked, so
+    POSIX only; the command line uses one per core, at most four; keep 1 inside a threaded
+    server such as Streamlit, where forking is unsafe). ``progress(done, total)`` is called
+    after each chunk; ``cancel()`` returning True stops between chunks with ``Cancelled``.
     """
+    global _FORKED
     n = len(rows)
-    workers = default_workers() if workers is None else max(1, int(workers))
+    workers = max(1, int(workers or 1))
     spans = _chunks(n, chunk_rows)
     parts: list[dict[str, list[Any]] | None] = [None] * len(spans)
     done = 0
     if progress:
         progress(0, n)
-    if workers == 1 or n < PARALLEL_MIN_ROWS or len(spans) < 2:
+    if workers == 1 or n < PARALLEL_MIN_ROWS or len(spans) < 2 or os.name != "posix":
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
@@ -244,23 +258,26 @@ def score_frame(
             if progress:
                 progress(done, n)
     else:
-        # forkserver: children start clean (no inherited threads or regex-worker pipes).
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("forkserver")) as pool:
-            futures = {pool.submit(_score_chunk, rows.iloc[a:b], config, include_output): k for k, (a, b) in enumerate(spans)}
-            try:
-                for fut in as_completed(futures):
-                    k = futures[fut]
-                    parts[k] = fut.result()
-                    a, b = spans[k]
-                    done += b - a
-                    if progress:
-                        progress(done, n)
-                    if cancel and cancel():
-                        raise Cancelled()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
+        _FORKED = (rows, config, include_output)
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
+                try:
+                    for fut in as_completed(futures):
+                        k = futures[fut]
+                        parts[k] = fut.result()
+                        a, b = spans[k]
+                        done += b - a
+                        if progress:
+                            progress(done, n)
+                        if cancel and cancel():
+                            raise Cancelled()
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+        finally:
+            _FORKED = None
     columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
     merged: dict[str, list[Any]] = {c: [] for c in columns}
     for part in parts:
@@ -317,8 +334,10 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         rows = out["scorer"] == name
         if not rows.any():
             continue
-        meta = out.loc[rows, "metadata"].map(lambda m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True))
-        out.loc[rows, "metadata"] = meta
+        # One JSON round trip per distinct metadata text (a grader's rows share their parameters).
+        meta = out.loc[rows, "metadata"]
+        fresh = {m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True) for m in set(meta)}
+        out.loc[rows, "metadata"] = meta.map(fresh)
         if t is None:
             continue
         scoredrows = rows & (out["status"] == "scored")
@@ -328,9 +347,12 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         out.loc[scoredrows, "pass"] = np.where(passed, "true", "false")
         near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
         out.loc[scoredrows, "near_miss"] = np.where(near, "below_threshold", "")
-        words = np.where(passed, "at or above", "below")
+        # The threshold sentence, formatted once per distinct (score, verdict).
+        sentence = {
+            (v, p): f" Score {v:.4f} is {'at or above' if p else 'below'} the threshold {t:g}."
+            for v, p in set(zip(values.tolist(), passed.tolist()))
+        }
         out.loc[scoredrows, "explanation"] = [
-            f"{e} Score {v:.4f} is {w} the threshold {t:g}."
-            for e, v, w in zip(out.loc[scoredrows, "explanation"], values, words)
+            e + sentence[k] for e, k in zip(out.loc[scoredrows, "explanation"], zip(values.tolist(), passed.tolist()))
         ]
     return out

@@ -107,6 +107,16 @@ def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
     return gates
 
 
+def _workers(args: argparse.Namespace) -> int:
+    from .batch import default_workers
+
+    if args.workers is None:
+        return default_workers()
+    if args.workers < 1:
+        raise BadInput(f"--workers takes a whole number >= 1, not {args.workers}")
+    return args.workers
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from .batch import write_scored
     from .pipeline import resolve_mapping, score_prepared
@@ -117,7 +127,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     file = _read(args)
     try:
         run = score_prepared(file, config, mapping=resolve_mapping(file, config),
-                             include_output=args.include_output, workers=args.workers)
+                             include_output=args.include_output, workers=_workers(args))
     except MappingError as e:
         raise BadInput(str(e)) from None
     try:
@@ -169,7 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     file = _read(args)
     try:
         result = compare_file(file, config, version_a=args.version_a, version_b=args.version_b,
-                              resamples=args.resamples, seed=args.seed, workers=args.workers)
+                              resamples=args.resamples, seed=args.seed, workers=_workers(args))
     except CompareError as e:
         raise BadInput(str(e)) from None
     for name in args.fail_if_worse:

@@ -1,0 +1,371 @@
+"""Compare A and B: a paired comparison that tells change from noise (SPEC §8).
+
+Load a file (wide: output and output_b; long: two versions), map its columns, pick graders,
+then read the metric table, the charts, the grader-sensitivity ladder and the rows where A
+and B disagree. Figures come from ``graders.compare`` / ``graders.sensitivity``; tables
+from ``graders.compare_view``; charts from ``graders.compare_charts``.
+
+Session state set here (besides ``ui.loading``'s and ``ui.graders_form``'s ``gb_w_compare_*``):
+
+- ``gb_w_compare_side_a`` / ``gb_w_compare_side_b``  the versions of a long file chosen as A and B
+- ``gb_w_compare_resamples`` / ``gb_w_compare_seed`` bootstrap resamples and seed
+- ``gb_w_compare_chart_metric``   the metric the scatter and difference charts show
+- ``gb_w_compare_ladder``         the sensitivity view's graders ("ladder" or "selected")
+- ``gb_w_compare_review_kind`` / ``gb_w_compare_review_metric``  the disagreement filter
+- ``gb_compare_review_table``     the review table's row selection
+- ``gb_compare_fingerprint``      (file, content hash) when a file came without ``gb_file_hash``
+- ``gb_compare_mapping_for``      the file whose columns this page's mapping boxes were set for
+- ``gb_compare_count``            how many comparisons actually ran (not cached); tests read it
+
+The comparison is cached (``st.cache_resource``: one shared, read-only object, not a pickled
+copy per rerun, which costs seconds at 200,000 rows) by file content + mapping +
+configuration + versions + resamples + seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+
+import pandas as pd
+import streamlit as st
+
+from graders import compare_charts as charts
+from graders.columns import suggest_mapping
+from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
+from graders.compare_view import (
+    REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
+    review_rows,
+)
+from graders.config import ConfigError, RunConfig
+from graders.rows import MappingError, Prepared
+from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
+from ui import graders_form, loading, scoring, views
+from ui.detail import row_detail
+
+PREFIX = "compare"
+DEFAULT_GRADERS = ("exact", "normalized", "contains", "token_f1")
+REVIEW_ROWS = 1000
+PERSIST = graders_form.PERSIST  # this page's gb_w_ widgets keep their values across pages
+# Scoring runs in this process. The batch layer's worker processes (forkserver) re-import the
+# __main__ module, which under Streamlit is the page script itself: the re-import fails and
+# the pool breaks (BrokenProcessPool) from 20,000 rows on. On this 2-core machine one process
+# is also the faster (20,000 wide rows, 4 graders: 5.7 s with 1 worker, 11.6 s with 2).
+WORKERS = 1
+# Above this many prepared rows the sensitivity view starts on the graders already scored
+# (free) instead of rescoring the whole file under the standard ladder.
+LADDER_AUTO_ROWS = 50_000
+ss = st.session_state
+
+
+def w(name: str) -> str:
+    return graders_form.wkey(PREFIX, name)
+
+
+def file_key(file) -> str:
+    """The content hash of ``file``: ``gb_file_hash`` from the loader, else a hash of the frame."""
+    if ss.get("gb_file_hash") and ss.get("gb_file") is file:
+        return ss["gb_file_hash"]
+    memo = ss.get("gb_compare_fingerprint")
+    if memo and memo[0] is file:
+        return memo[1]
+    h = hashlib.sha256(repr(file.columns).encode())
+    h.update(pd.util.hash_pandas_object(file.frame, index=False).to_numpy().tobytes())
+    ss["gb_compare_fingerprint"] = (file, h.hexdigest())
+    return ss["gb_compare_fingerprint"][1]
+
+
+def seed_mapping(file) -> None:
+    """Once per loaded file, preselect this page's column boxes: the mapping another page made
+    for this same file when it maps columns the file has (id and output at least), else the
+    suggested one; again whenever the boxes' state was dropped. ``ui.loading.mapping_widget``
+    resets its boxes only when the shared ``gb_mapping_for`` changes, so without this the
+    boxes of this page could keep a previous file's columns (or none) after a file was
+    loaded on another page."""
+    digest = file_key(file)
+    boxes = [f"gb_w_{PREFIX}_map_{role}" for role in ("id", "output")]
+    if ss.get("gb_compare_mapping_for") == digest and all(k in ss for k in boxes):
+        return
+    ss["gb_compare_mapping_for"] = digest
+    carried = ss.get("gb_mapping") if ss.get("gb_mapping_for") == ss.get("gb_file_hash") else None
+    usable = bool(carried) and carried.get("id") and carried.get("output") and all(
+        c is None or c in file.columns for c in carried.values())
+    loading.set_mapping(carried if usable else suggest_mapping(file.columns), PREFIX)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping_json: str,
+                      version_a: str | None, version_b: str | None, resamples: int, seed: int) -> Comparison | str:
+    """The comparison, or the one message saying why it cannot be made."""
+    ss["gb_compare_count"] = ss.get("gb_compare_count", 0) + 1
+    try:
+        return compare_prepared(_prepared, _config, json.loads(mapping_json), version_a=version_a,
+                                version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS)
+    except (CompareError, ConfigError, MappingError) as e:
+        return str(e)
+    except Exception as e:  # never a traceback on screen
+        return f"The comparison failed: {type(e).__name__}: {e}"
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cached_sensitivity(key: str, _prepared: Prepared, _graders: tuple, mapping_json: str,
+                       version_a: str | None, version_b: str | None, resamples: int, seed: int) -> pd.DataFrame | str:
+    try:
+        return sensitivity(_prepared, json.loads(mapping_json), _graders, version_a=version_a,
+                           version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS)
+    except (CompareError, ConfigError, MappingError) as e:
+        return str(e)
+    except Exception as e:
+        return f"The sensitivity run failed: {type(e).__name__}: {e}"
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cached_chart_pairs(key: str, _comparison: Comparison) -> pd.DataFrame:
+    """The comparison's paired rows with the scores parsed, for the charts."""
+    return charts.chart_pairs(_comparison.pairs)
+
+
+# --------------------------------------------------------------------------- load, map, configure
+
+st.title("Compare A and B")
+st.caption(
+    "Two outputs of the same cases — a wide file's output and output_b columns, or two versions of a long "
+    "file — scored with the same graders and paired on (id, repeat). Every difference is A − B, with a "
+    "bootstrap 95% interval and, for pass-or-fail graders, an exact McNemar test, Holm-adjusted across the "
+    "metrics on screen, so that a change can be told from noise."
+)
+st.caption("To try it, load **A/B wide** (output and output_b columns) or **A/B long** (two versions, three "
+           "repeats each) from the samples below.")
+file = loading.load_file_widget(PREFIX, default_sample="returns_ab_wide.csv")
+if file is None:
+    st.stop()
+graders_form.config_upload(file, PREFIX)
+
+seed_mapping(file)
+with st.expander("Columns", expanded=False):
+    st.caption("A wide file needs *Second model output* (output_b); a long file needs *Version*, and "
+               "*Repeat* when a case was run several times.")
+    mapping = loading.mapping_widget(file, PREFIX)
+
+st.header("Graders")
+ss.setdefault(w("graders"), list(DEFAULT_GRADERS))
+config, problems = graders_form.graders_form(PREFIX, mapping)
+if not config.graders:
+    st.info("Pick at least one grader that can run.")
+    st.stop()
+
+if mapping.get("output_b"):  # a wide file compares its two output columns; a version column plays no part
+    mapping = {**mapping, "version": None}
+prepared = scoring.prepared_for(file, mapping, config.needs_expected)
+with st.expander("Rows left out", expanded=isinstance(prepared, str)):
+    views.left_out_section(prepared)
+if isinstance(prepared, str):
+    st.stop()
+
+st.header("A and B")
+version_a = version_b = None
+if mapping.get("output_b"):
+    st.markdown(f"Wide file: **A** = column `{mapping['output']}`, **B** = column `{mapping['output_b']}`. "
+                "To compare versions of a long file instead, set *Second model output* to none under Columns.")
+elif len(prepared.systems) >= 2:
+    systems = list(prepared.systems)
+    for side, default in (("side_a", systems[0]), ("side_b", systems[1])):
+        if ss.get(w(side)) not in systems:
+            ss[w(side)] = default
+    c1, c2 = st.columns(2)
+    version_a = c1.selectbox("A (version)", systems, key=w("side_a"), persist_state=PERSIST)
+    version_b = c2.selectbox("B (version)", systems, key=w("side_b"), persist_state=PERSIST)
+ss.setdefault(w("resamples"), 2000)
+ss.setdefault(w("seed"), 0)
+c1, c2 = st.columns(2)
+resamples = int(c1.number_input("Bootstrap resamples", min_value=2000, max_value=50_000, step=1000,
+                                key=w("resamples"), persist_state=PERSIST,
+                                help="Cases are resampled with replacement; with repeats, whole cases."))
+seed = int(c2.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=w("seed"), persist_state=PERSIST,
+                           help="The same seed gives the same intervals and p-values."))
+
+mapping_json = json.dumps(mapping, sort_keys=True)
+base_key = json.dumps([file_key(file), config.to_dict(), version_a, version_b, resamples, seed],
+                      sort_keys=True, default=str)
+with st.spinner("Scoring both sides and resampling…"):
+    comparison = cached_comparison(base_key + mapping_json, prepared, config, mapping_json,
+                                   version_a, version_b, resamples, seed)
+if isinstance(comparison, str):
+    st.error(comparison[:1].upper() + comparison[1:])
+    st.caption("A comparison needs a wide file (output and output_b columns) or a long file with a version "
+               "column and two versions; the A/B samples above show both.")
+    st.stop()
+
+# --------------------------------------------------------------------------- the metric table
+
+a, b = comparison.label_a, comparison.label_b
+paired = comparison.unpaired["paired_cases"]
+st.header("Metrics")
+st.markdown(f"**A** = `{a}`, **B** = `{b}` ({comparison.source} file) · {paired:,} paired cases · "
+            f"{comparison.resamples:,} bootstrap resamples, seed {comparison.seed}.")
+if any(m.stats.clustered for m in comparison.metrics.values()):
+    st.info("Repeats found: the intervals and p-values resample whole cases with all their repeats "
+            "(a cluster bootstrap and a cluster sign-flip test), so repeats do not pass for extra cases.")
+for side, who in (("a_only", a), ("b_only", b)):
+    u = comparison.unpaired[side]
+    if u["count"]:
+        more = f" (first {len(u['keys'])})" if u["count"] > len(u["keys"]) else ""
+        cases = "case" if u["count"] == 1 else "cases"
+        st.warning(f"{u['count']:,} {cases} only in {who}, left out of every figure{more}: {', '.join(u['keys'])}")
+
+table = metric_table(comparison)
+link_help = "Passes of the paired n; opens the pass-rate page with the count filled in."
+st.dataframe(
+    table.style.map(reading_css, subset=["Reading"]),
+    hide_index=True, width="stretch",
+    column_config={
+        "Mean A": st.column_config.NumberColumn(format="%.3f"),
+        "Mean B": st.column_config.NumberColumn(format="%.3f"),
+        "A − B": st.column_config.NumberColumn(format="%+.3f"),
+        "A passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
+        "B passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
+        "b / c": st.column_config.TextColumn(help="McNemar's discordant pairs: b = A passes and B fails, "
+                                                  "c = A fails and B passes."),
+        "p": st.column_config.NumberColumn(format="%.3g"),
+        "Holm p": st.column_config.NumberColumn(format="%.3g", help="Holm-adjusted across the metrics in this table."),
+        "Reading": st.column_config.TextColumn(help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
+                                                    "noise?: A and B differ on some cases, but not beyond noise."),
+        "In words": st.column_config.TextColumn(width="large"),
+    },
+)
+FLAG = {"noise?": "⚠️ noise?", "A better": "✅ A better", "B better": "✅ B better"}
+
+
+counts = pass_counts(comparison)
+
+
+def counts_links(name: str) -> str:
+    """`` · passes: A [8 of 40](pass_rate?k=8&n=40…), B [19 of 40](…)`` for a pass-or-fail metric."""
+    if name not in counts:
+        return ""
+    ka, kb, n = counts[name]
+    url_a = pass_rate_url(ka, n, label=f"{metric_label(name)}: {a}")
+    url_b = pass_rate_url(kb, n, label=f"{metric_label(name)}: {b}")
+    return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
+
+
+st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG.get(r, r)}: {m.words}{counts_links(name)}"
+                      for (name, m), r in zip(comparison.metrics.items(), table["Reading"])))
+left = comparison.prepared.left_out.total
+if left:
+    st.caption(f"{left:,} rows of the file were left out before pairing (see Rows left out above).")
+
+# --------------------------------------------------------------------------- charts
+
+st.header("Charts")
+labels = {name: metric_label(name) for name in comparison.metrics}
+drawable = [name for name, m in comparison.metrics.items() if m.stats.n]
+plotted = cached_chart_pairs(base_key + mapping_json, comparison)
+st.altair_chart(charts.outcome_chart(plotted, a, b, graders=drawable, labels=labels), width="stretch")
+if drawable:
+    if ss.get(w("chart_metric")) not in drawable:
+        ss[w("chart_metric")] = drawable[0]
+    metric = st.selectbox("Metric", drawable, key=w("chart_metric"), persist_state=PERSIST, format_func=labels.get)
+    c1, c2 = st.columns(2)
+    c1.altair_chart(charts.scatter_chart(plotted, metric, a, b, title=f"{labels[metric]}: A against B"))
+    c2.altair_chart(charts.difference_chart(plotted, metric, title=f"{labels[metric]}: per-case A − B"))
+
+# --------------------------------------------------------------------------- grader sensitivity
+
+st.header("Does the verdict depend on the grader?")
+ss.setdefault(w("ladder"), "ladder" if len(comparison.prepared.rows) <= LADDER_AUTO_ROWS else "selected")
+ladder_words = " → ".join(metric_label(n) for n in LADDER)
+choice = st.radio(
+    "Graders", ["ladder", "selected"], key=w("ladder"), persist_state=PERSIST, horizontal=True,
+    format_func={"ladder": f"Standard ladder ({ladder_words}, last number within 1%)",
+                 "selected": "The graders selected above"}.get,
+)
+if choice == "ladder" and len(comparison.prepared.rows) > LADDER_AUTO_ROWS:
+    st.caption(f"The ladder scores all {len(comparison.prepared.rows):,} rows again under five graders.")
+if choice == "ladder":
+    with st.spinner("Comparing under each grader of the ladder…"):
+        ladder = cached_sensitivity(base_key + mapping_json + "|ladder", comparison.prepared, default_ladder(),
+                                    mapping_json, version_a, version_b, resamples, seed)
+else:
+    ladder = metric_frame(comparison, ladder_order(list(config.grader_names)),
+                          {g.name: g for g in config.graders})
+if isinstance(ladder, str):
+    st.error(ladder)
+else:
+    sentence = grader_dependence(ladder)
+    (st.warning if sentence.startswith("The verdict") else st.info)(sentence)
+    st.altair_chart(charts.sensitivity_chart(ladder), width="stretch")
+    shown = ladder.assign(ci=[f"{lo:+.3f} to {hi:+.3f}" if pd.notna(lo) else "" for lo, hi in
+                              zip(ladder["ci_low"], ladder["ci_high"])])
+    st.dataframe(
+        shown.loc[:, ["label", "n", "mean_a", "mean_b", "mean_diff", "ci", "p_holm", "reading"]]
+        .rename(columns={"label": "Grader", "n": "Paired n", "mean_a": "Mean A", "mean_b": "Mean B",
+                         "mean_diff": "A − B", "ci": "95% CI", "p_holm": "Holm p", "reading": "Reading"})
+        .style.map(reading_css, subset=["Reading"]),
+        hide_index=True, width="stretch",
+        column_config={"Mean A": st.column_config.NumberColumn(format="%.3f"),
+                       "Mean B": st.column_config.NumberColumn(format="%.3f"),
+                       "A − B": st.column_config.NumberColumn(format="%+.3f"),
+                       "Holm p": st.column_config.NumberColumn(format="%.3g")},
+    )
+    st.caption("Holm's adjustment runs across the graders of this view. The ladder goes from strict to "
+               "lenient: a difference that holds only under exact match is about formatting, not content.")
+
+# --------------------------------------------------------------------------- rows to review
+
+st.header("Where A and B disagree")
+if drawable:
+    ss.setdefault(w("review_kind"), "a_passes_b_fails")
+    if ss.get(w("review_metric")) not in drawable:
+        ss[w("review_metric")] = drawable[0]
+    c1, c2 = st.columns(2)
+    kind = c1.selectbox("Show", list(REVIEWS), key=w("review_kind"), persist_state=PERSIST,
+                        format_func=REVIEW_LABELS.get)
+    rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get)
+    rows, total = review_rows(comparison, kind, rmetric, limit=REVIEW_ROWS)
+    if total == 0:
+        st.info(f"No rows: {REVIEW_LABELS[kind].lower()} on {labels[rmetric]}.")
+    else:
+        more = f"; the first {len(rows):,} are shown" if total > len(rows) else ""
+        st.caption(f"{total:,} rows{more}. Select a row to see both outputs beside the expected.")
+        shown = rows.drop(columns=["record_a", "record_b"])
+        shown = shown if shown["repeat"].astype(bool).any() else shown.drop(columns="repeat")
+        event = st.dataframe(
+            shown.rename(columns={"output_a": f"A: {a}", "output_b": f"B: {b}"}),
+            hide_index=True, on_select="rerun", selection_mode="single-row", key="gb_compare_review_table",
+            width="stretch",
+        )
+        picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
+        row = rows.iloc[picked[0] if picked and picked[0] < len(rows) else 0]
+        d = pair_detail(comparison, row["record_a"], row["record_b"])
+        st.markdown(f"#### Case {row['item']}" + (f" · repeat {row['repeat']}" if row["repeat"] else ""))
+        if d["input"]:
+            st.caption(f"Input: {d['input']}")
+        row_detail(d["expected"], {f"A: {k}" if k == a else f"B: {k}": v for k, v in d["outputs"].items()},
+                   d["grades"])
+        if len(d["refs"]) > 1:
+            st.caption("Other references: " + " · ".join(repr(r) for r in d["refs"][1:]))
+
+# --------------------------------------------------------------------------- downloads
+
+st.header("Downloads")
+
+
+def comparison_csv() -> bytes:
+    buf = io.StringIO()
+    write_comparison(comparison, buf)
+    return buf.getvalue().encode("utf-8", errors="backslashreplace")
+
+
+c1, c2, c3 = st.columns(3)
+c1.download_button("Comparison CSV", data=comparison_csv, file_name="comparison.csv", mime="text/csv",
+                   on_click="ignore", key="gb_dl_compare_csv")
+c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(), indent=2, ensure_ascii=False),
+                   file_name="comparison.summary.json", mime="application/json", on_click="ignore",
+                   key="gb_dl_compare_summary")
+c3.download_button("Configuration JSON", data=config.to_json(), file_name="gradeboard.config.json",
+                   mime="application/json", on_click="ignore", key="gb_dl_compare_config")
+versions = f" --a {version_a} --b {version_b}" if version_a else ""
+st.caption("The configuration reproduces this comparison: `gradeboard compare FILE --config gradeboard.config.json"
+           f"{versions} --resamples {resamples} --seed {seed} --out comparison.csv --summary comparison.summary.json`.")

@@ -1,0 +1,191 @@
+"""The Compare page through Streamlit's AppTest: the A/B samples (wide and long), the
+metric table and its pass-rate links, charts, the sensitivity view, the review rows with
+the row detail, downloads, caching, and one st.error for each way a comparison can fail."""
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from graders.readers import read_results  # noqa: E402
+
+PAGE = str(ROOT / "pages" / "compare.py")
+LONG_SAMPLE = "compare_sample_returns_ab_long.jsonl"  # ui.loading's sample button on this page
+TIMEOUT = 60
+
+
+def page(**state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    for k, v in state.items():
+        at.session_state[k] = v
+    return at
+
+
+def inject(content: bytes, name: str = "test.csv") -> AppTest:
+    """The page with ``content`` already loaded, as ``ui.loading`` leaves it."""
+    return page(gb_file=read_results(content, name=name), gb_file_name=name,
+                gb_file_hash=f"test-{hash(content)}", gb_file_sample=None, gb_file_error=None)
+
+
+def charts(at) -> list:
+    found = []
+
+    def walk(node):
+        if getattr(node, "type", None) == "vega_lite_chart":
+            found.append(node)
+        for c in getattr(node, "children", {}).values():
+            walk(c)
+
+    walk(at._tree)
+    return found
+
+
+def metric_table(at):
+    return next(d.value for d in at.dataframe if "Reading" in d.value.columns and "In words" in d.value.columns)
+
+
+def no_trouble(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_wide_sample_main_path():
+    start = time.perf_counter()
+    at = page().run()
+    elapsed = time.perf_counter() - start
+    no_trouble(at)
+    assert any("Wide file: **A** = column `output`, **B** = column `output_b`" in m.value for m in at.markdown)
+    table = metric_table(at).set_index("Metric")
+    assert list(table.index) == ["Exact match", "Normalized match", "Contains", "Token F1"]
+    exact = table.loc["Exact match"]
+    assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (40, 4, 15, 21)
+    assert exact["Mean A"] == pytest.approx(0.2) and exact["Mean B"] == pytest.approx(0.475)
+    assert exact["A passes"].startswith("pass_rate?k=8&n=40") and exact["B passes"].startswith("pass_rate?k=19&n=40")
+    assert exact["b / c"] == "4 / 15" and exact["Test"] == "McNemar exact"
+    assert exact["Reading"] == "noise?" and "Holm p" in exact["In words"]
+    assert math.isnan(table.loc["Token F1"]["Holm p"]) is False
+    assert any("⚠️ noise?" in m.value for m in at.markdown)
+    bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
+    assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
+    assert "B [19 of 40](pass_rate?k=19&n=40&" in bullets
+    assert len(charts(at)) == 4  # outcome bars, scatter, differences, sensitivity
+    assert [b.label for b in at.download_button] == ["Comparison CSV", "Summary JSON", "Configuration JSON"]
+    # The review defaults to "A passes, B fails" on exact; the first row's detail is shown.
+    assert any(m.value.startswith("#### Case r01") for m in at.markdown)
+    assert any(m.value == "**A: output**" for m in at.markdown) and any(m.value == "**B: output_b**" for m in at.markdown)
+    assert elapsed < 30
+    print(f"wide sample first run: {elapsed:.2f} s")
+
+
+def test_long_sample_versions_repeats_and_swap():
+    at = page().run()
+    at.button(key=LONG_SAMPLE).click().run()
+    no_trouble(at)
+    a, b = at.selectbox(key="gb_w_compare_side_a"), at.selectbox(key="gb_w_compare_side_b")
+    assert (a.value, b.value) == ("returns-assistant-v1", "returns-assistant-v2")
+    assert any("cluster bootstrap" in i.value for i in at.info)
+    exact = metric_table(at).set_index("Metric").loc["Exact match"]
+    assert (exact["Paired n"], exact["Cases"]) == (120, 40)
+    diff = exact["A − B"]
+    assert diff == pytest.approx(-0.25)
+    at.selectbox(key="gb_w_compare_side_a").set_value("returns-assistant-v2")
+    at.selectbox(key="gb_w_compare_side_b").set_value("returns-assistant-v1").run()
+    no_trouble(at)
+    assert metric_table(at).set_index("Metric").loc["Exact match"]["A − B"] == pytest.approx(0.25)
+
+
+def test_same_version_twice_is_one_error():
+    at = page().run()
+    at.button(key=LONG_SAMPLE).click().run()
+    at.selectbox(key="gb_w_compare_side_b").set_value("returns-assistant-v1").run()
+    assert len(at.error) == 1 and "the same version" in at.error[0].value
+    assert not at.exception
+
+
+def test_review_filters_sensitivity_choice_and_cache():
+    at = page(gb_w_compare_seed=11).run()
+    no_trouble(at)
+    ran = at.session_state["gb_compare_count"]
+    for kind in ("a_fails_b_passes", "disagree", "largest_drops"):
+        at.selectbox(key="gb_w_compare_review_kind").set_value(kind).run()
+        no_trouble(at)
+        assert any(m.value.startswith("#### Case ") for m in at.markdown)
+    at.selectbox(key="gb_w_compare_review_metric").set_value("token_f1").run()
+    at.selectbox(key="gb_w_compare_chart_metric").set_value("token_f1").run()
+    at.radio(key="gb_w_compare_ladder").set_value("selected").run()
+    no_trouble(at)
+    # None of these changed the comparison: it ran once.
+    assert at.session_state["gb_compare_count"] == ran
+    frames = [d.value for d in at.dataframe if "Grader" in d.value.columns and "Reading" in d.value.columns]
+    assert list(frames[0]["Grader"]) == ["Exact match", "Normalized match", "Contains", "Token F1"]
+    at.number_input(key="gb_w_compare_seed").set_value(12).run()
+    assert at.session_state["gb_compare_count"] == ran + 1
+
+
+def test_overall_row_and_a_grader_added():
+    at = page(gb_w_compare_seed=21).run()
+    at.multiselect(key="gb_w_compare_graders").select("numeric")
+    at.radio(key="gb_w_compare_overall").set_value("any").run()
+    no_trouble(at)
+    metrics = list(metric_table(at)["Metric"])
+    assert metrics == ["Exact match", "Normalized match", "Contains", "Token F1", "Numeric", "Overall"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v1\n", "only one version (v1); compare needs two"),
+    (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v2\n", "no case appears in both v1 and v2"),
+    (b"id,expected,output\n1,a,a\n", "compare needs two outputs"),
+])
+def test_comparison_errors_are_one_st_error(content, message):
+    at = inject(content).run()
+    assert not at.exception
+    assert len(at.error) == 1 and message.lower() in at.error[0].value.lower()
+    assert at.error[0].value[0].isupper()
+    assert not at.download_button  # nothing below the error
+
+
+def test_bad_file_is_one_st_error():
+    at = page().run()
+    at.text_area(key="compare_paste").input("id,expected,output\n")  # a header and no rows
+    at.button(key="compare_paste_go").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.startswith("Could not read pasted rows")
+
+
+def test_unpaired_cases_are_listed():
+    content = (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v1\n3,c,c,v1\n1,a,x,v2\n2,b,b,v2\n4,d,d,v2\n")
+    at = inject(content).run()
+    no_trouble(at)
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith("1 case only in v1") and w.endswith(": 3") for w in warnings)
+    assert any(w.startswith("1 case only in v2") and w.endswith(": 4") for w in warnings)
+
+
+def test_through_the_app_after_another_page():
+    """A file loaded on the compare page, a visit to the score page, and back: the compare
+    page's column boxes are set again for the file (never left on none)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/compare.py").run()
+    # The score page's sample (one version) cannot be compared: one error, and the samples are offered.
+    assert len(at.error) == 1 and "only one version" in at.error[0].value
+    at.button(key=LONG_SAMPLE).click().run()
+    no_trouble(at)
+    at.switch_page("pages/score.py").run()
+    at.switch_page("pages/compare.py").run()
+    no_trouble(at)
+    assert metric_table(at).set_index("Metric").loc["Exact match"]["Paired n"] == 120
+
+
+def test_wide_file_with_a_version_column_compares_its_two_outputs():
+    at = inject(b"id,expected,output,output_b,version\n1,a,a,b,v1\n2,b,b,b,v1\n3,c,x,c,v1\n").run()
+    no_trouble(at)
+    exact = metric_table(at).set_index("Metric").loc["Exact match"]
+    assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (3, 1, 1, 1)

@@ -189,6 +189,9 @@ def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[st
     return replace(g, near_miss=codes) if codes else g
 
 
+_DEFAULTS: dict[str, dict[str, Any]] = {}
+
+
 def grade(name: str, expected: str | Sequence[str] = "", output: str = "", **params: Any) -> Grade:
     """Grade one output against one reference (a str) or several (a list of str).
 
@@ -196,7 +199,12 @@ def grade(name: str, expected: str | Sequence[str] = "", output: str = "", **par
     'pass'
     """
     spec = get_spec(name)
-    resolved = resolve_params(name, params)
+    if params:
+        resolved = resolve_params(name, params)
+    else:  # the defaults, validated once per grader
+        resolved = _DEFAULTS.get(name)
+        if resolved is None:
+            resolved = _DEFAULTS[name] = resolve_params(name, {})
     refs = as_refs(expected)
     if not isinstance(output, str):
         raise ValueError(f"output must be a str, not {type(output).__name__}")

@@ -71,7 +71,7 @@ def _bag(tokens: list[str]) -> _Bag:
     if len(tokens) <= _SHORT:
         return set(tokens), None  # a set is cheaper; counts are rarely needed
     counts = Counter(tokens)
-    return counts.keys(), counts
+    return set(counts), counts  # a real set: set & dict_keys goes through slow ABC checks
 
 
 def common_count(a: list[str], b: list[str], a_bag: _Bag, b_bag: _Bag) -> int:

@@ -204,6 +204,8 @@ def compare_prepared(
         raise CompareError("no graders configured; add at least one")
     a, b, source = choose_sides(prepared, mapping, version_a, version_b)
     rows = prepared.rows[prepared.rows["system"].isin([a, b])]
+    if "repeat_number" in rows.columns:  # pair "03" with "3": repeats are whole numbers
+        rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
     if rows.empty:
         raise CompareError("no rows left to compare after leaving out unusable ones")
     scored = score_frame(rows, config, workers=workers)
@@ -261,6 +263,9 @@ def compare_file(
     from .rows import MappingError
 
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
+    if mapping.get("output_b"):
+        # A wide file compares its two output columns; a version column plays no part.
+        mapping["version"] = None
     try:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     except MappingError as e:

@@ -1,0 +1,216 @@
+"""BLEU (Papineni et al., 2002) exactly as sacrebleu 2.x computes it.
+
+Settings: BLEU-4 with uniform weights, mixed case, 13a tokenization after stripping
+trailing whitespace, counts clipped by the per-n-gram maximum over the references,
+the closest reference length for the brevity penalty (a tie goes to the shorter), and
+exponential smoothing (Chen & Cherry method 3, mteval's NIST smoothing). Sentence BLEU
+uses the effective order (orders the output is too short to have are left out);
+corpus BLEU does not. Either is 0 when no n-gram of any order matches.
+
+Sentence and corpus figures are one ``compute_bleu`` over sufficient statistics: a
+sentence's own, or their sum over the corpus.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from itertools import chain, repeat
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from .ngrams import Packed, clipped_matches, max_counts, pack, pack_max, packable, packed_matches, word_ngram_counts
+from .registry import THRESHOLD, as_refs, register
+from .result import Grade, continuous
+from .tokenizer_13a import tokens_13a
+
+MAX_ORDER = 4  # word_ngram_counts counts orders 1-4
+# Statistics layout (sacrebleu's): [hyp_len, ref_len, correct_1..4, total_1..4].
+N_STATS = 2 + 2 * MAX_ORDER
+
+
+@lru_cache(maxsize=None)
+def signature(nrefs: int | str, effective_order: bool) -> str:
+    eff = "yes" if effective_order else "no"
+    return f"bleu|nrefs:{nrefs}|case:mixed|eff:{eff}|tok:13a|smooth:exp"
+
+
+class BLEUResult(NamedTuple):
+    score: float  # in [0, 1]
+    precisions: tuple[float, ...]  # smoothed, in [0, 1]
+    brevity_penalty: float
+    hyp_len: int
+    ref_len: int
+    correct: tuple[int, ...]
+    total: tuple[int, ...]
+
+
+def _ngrams(text: str) -> tuple[int, list[dict]]:
+    tokens = tokens_13a(text.rstrip())
+    return len(tokens), word_ngram_counts(tokens)
+
+
+@lru_cache(maxsize=256)
+def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], list[dict]]:
+    """The references' lengths and their n-gram counts, maximum over references."""
+    if len(refs) == 1:
+        length, counts = _ngrams(refs[0])
+        return (length,), counts
+    infos = [_ngrams(r) for r in refs]
+    merged = [max_counts([counts[n] for _, counts in infos]) for n in range(MAX_ORDER)]
+    return tuple(length for length, _ in infos), merged
+
+
+# From this many characters in the output or a reference on, packed n-grams (numpy)
+# beat dicts of token tuples; below it numpy's fixed cost per call dominates.
+PACK_FROM = 400
+
+
+@lru_cache(maxsize=256)
+def _reference_packed(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], Packed] | None:
+    """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams."""
+    token_lists = [tokens_13a(r.rstrip()) for r in refs]
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(token_lists)), 1)}
+    base = len(vocab) + 1
+    if not packable(base, MAX_ORDER):
+        return None
+    packs = [pack(np.fromiter(map(vocab.__getitem__, t), np.int64, len(t)), base, MAX_ORDER) for t in token_lists]
+    return tuple(map(len, token_lists)), vocab, pack_max(packs)
+
+
+def clear_caches() -> None:
+    _reference_info.cache_clear()
+    _reference_packed.cache_clear()
+
+
+def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """The reference length closest to ``hyp_len``; a tie goes to the shorter."""
+    if len(ref_lens) == 1:
+        return ref_lens[0]
+    return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
+
+
+def _totals(hyp_len: int) -> list[int]:
+    return [hyp_len - n if hyp_len > n else 0 for n in range(MAX_ORDER)]
+
+
+def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
+    """One row's sufficient statistics: [hyp_len, ref_len, correct_1..4, total_1..4]."""
+    packed = None
+    if len(output) >= PACK_FROM or max(map(len, refs)) >= PACK_FROM:
+        packed = _reference_packed(refs)
+    if packed is not None:
+        ref_lens, vocab, ref_ngrams = packed
+    else:
+        ref_lens, ref_counts = _reference_info(refs)
+    if output in refs:  # every output n-gram is in that reference, at least as often
+        hyp_len = ref_lens[refs.index(output)]
+        total = _totals(hyp_len)
+        return [hyp_len, closest_ref_len(hyp_len, ref_lens), *total, *total]
+    tokens = tokens_13a(output.rstrip())
+    hyp_len = len(tokens)
+    if packed is not None:
+        ids = np.fromiter(map(vocab.get, tokens, repeat(0)), np.int64, hyp_len)
+        correct = packed_matches(ids, ref_ngrams, MAX_ORDER)
+    else:
+        correct = clipped_matches(word_ngram_counts(tokens), ref_counts)
+    return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *_totals(hyp_len)]
+
+
+_ZEROS = (0.0,) * MAX_ORDER
+
+
+def compute_bleu(stats: Sequence[int], effective_order: bool) -> BLEUResult:
+    """BLEU from (summed) statistics: sacrebleu's ``BLEU.compute_bleu`` with ``exp`` smoothing."""
+    hyp_len, ref_len = stats[0], stats[1]
+    correct, total = tuple(stats[2 : 2 + MAX_ORDER]), tuple(stats[2 + MAX_ORDER : N_STATS])
+    bp = 1.0
+    if hyp_len < ref_len:
+        bp = math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
+    if not any(correct):
+        return BLEUResult(0.0, _ZEROS, bp, hyp_len, ref_len, correct, total)
+    # Precisions in percent as sacrebleu computes them (in [0, 1] in the result), up to
+    # the first order the output is too short to have, and the sum of their logs.
+    precisions = []
+    log_sum = 0.0
+    smooth = 1.0
+    for c, t in zip(correct, total):
+        if not t:
+            break
+        if c:
+            p = 100.0 * c / t
+        else:
+            smooth *= 2
+            p = 100.0 / (smooth * t)
+        precisions.append(p / 100)
+        log_sum += math.log(p)
+    order = len(precisions)
+    if effective_order or order == MAX_ORDER:
+        score = bp * math.exp(log_sum / order)
+    else:
+        score = 0.0  # sacrebleu: log(0) is -9999999999 for a missing order, exp(-huge) = 0
+    if order < MAX_ORDER:
+        precisions += _ZEROS[order:]
+    return BLEUResult(min(score / 100, 1.0), tuple(precisions), bp, hyp_len, ref_len, correct, total)
+
+
+def sentence_bleu(refs: tuple[str, ...], output: str) -> BLEUResult:
+    """``sacrebleu.sentence_bleu(output, refs)``, score divided by 100."""
+    return compute_bleu(segment_statistics(refs, output), effective_order=True)
+
+
+def corpus_bleu(outputs: Sequence[str], references: Sequence[str | Sequence[str]]) -> float:
+    """Corpus BLEU in [0, 1]: ``references[i]`` is row ``i``'s reference or list of references.
+
+    Equals ``sacrebleu.corpus_bleu(outputs, streams).score / 100`` where the streams are
+    the transposed references, shorter rows padded with ``None`` (sacrebleu drops a
+    ``None`` reference; an empty string is a reference of length 0). No effective order.
+    """
+    if len(outputs) != len(references):
+        raise ValueError(f"corpus_bleu: {len(outputs)} outputs but {len(references)} rows of references")
+    stats = [0] * N_STATS
+    for i, (output, row) in enumerate(zip(outputs, references)):
+        refs = as_refs(row)
+        if not refs:
+            raise ValueError(f"corpus_bleu: row {i} has no reference")
+        for k, v in enumerate(segment_statistics(refs, output)):
+            stats[k] += v
+    return compute_bleu(stats, effective_order=False).score
+
+
+def explain(r: BLEUResult, sig: str) -> str:
+    if r.hyp_len == 0:
+        why = "the output has no tokens"
+    elif not any(r.correct):
+        why = "no output word matches a reference"
+    else:
+        why = "n-gram precisions %.3f/%.3f/%.3f/%.3f" % r.precisions
+    return (
+        f"BLEU {r.score:.4f}: {why}; brevity penalty {r.brevity_penalty:.3f} "
+        f"(output {r.hyp_len} tokens, closest reference {r.ref_len}). Settings {sig}."
+    )
+
+
+@register(
+    "bleu",
+    params=[THRESHOLD],
+    binary=False,
+    label="BLEU",
+    summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
+)
+def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    r = sentence_bleu(refs, output)
+    sig = signature(len(refs), True)
+    return continuous(
+        r.score,
+        threshold,
+        explain(r, sig),
+        signature=sig,
+        precisions=r.precisions,
+        brevity_penalty=r.brevity_penalty,
+        hyp_len=r.hyp_len,
+        ref_len=r.ref_len,
+        correct=r.correct,
+        total=r.total,
+    )

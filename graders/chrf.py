@@ -1,0 +1,206 @@
+"""chrF (Popović 2015) exactly as sacrebleu 2.x computes it.
+
+Settings: character n-grams of orders 1-6 over code points, word order 0, beta 2, mixed
+case, all whitespace removed (the 29 ``str.split`` characters), no epsilon smoothing:
+precision and recall are averaged over the orders where both the output and the
+reference have n-grams (sacrebleu's "effective order", ``eff:yes``), then combined as
+F-beta. With several references, a row takes the statistics of the reference with the
+best F score (the first on a tie). An empty side scores 0.
+
+Sentence and corpus figures are one ``compute_chrf`` over per-order statistics: a row's
+own, or their sum over the corpus.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple, Sequence
+
+from .ngrams import (
+    Alphabet,
+    Packed,
+    char_ngram_counts,
+    clipped_matches,
+    code_points,
+    pack,
+    packable,
+    packed_matches,
+)
+from .registry import THRESHOLD, as_refs, register
+from .result import Grade, continuous
+
+CHAR_ORDER = 6
+BETA = 2
+# Statistics layout (sacrebleu's): [hyp_count, ref_count, matches] per order, flattened.
+N_STATS = 3 * CHAR_ORDER
+
+
+def signature(nrefs: int | str) -> str:
+    return f"chrf|nrefs:{nrefs}|case:mixed|eff:yes|nc:{CHAR_ORDER}|nw:0|space:no|beta:{BETA}"
+
+
+class CHRFResult(NamedTuple):
+    score: float  # in [0, 1]
+    precision: float  # averaged over the effective orders
+    recall: float
+    orders: int  # effective orders
+    stats: tuple[int, ...]
+
+
+def _f_percent(stats: Sequence[int]) -> tuple[float, float, float, int]:
+    """sacrebleu's ``CHRF._compute_f_score`` (eps_smoothing off), operation for operation.
+
+    Returns the score in percent (on which the best reference is chosen, as sacrebleu
+    does), the averaged precision and recall, and the number of effective orders.
+    """
+    factor = BETA**2
+    avg_prec = avg_rec = 0.0
+    orders = 0
+    for i in range(CHAR_ORDER):
+        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
+        if n_hyp > 0 and n_ref > 0:
+            avg_prec += n_match / n_hyp
+            avg_rec += n_match / n_ref
+            orders += 1
+    if orders:
+        avg_prec /= orders
+        avg_rec /= orders
+    if not avg_prec + avg_rec:
+        return 0.0, avg_prec, avg_rec, orders
+    score = (1 + factor) * avg_prec * avg_rec
+    score /= (factor * avg_prec) + avg_rec
+    return 100 * score, avg_prec, avg_rec, orders
+
+
+def compute_chrf(stats: Sequence[int]) -> CHRFResult:
+    """chrF from (summed) statistics."""
+    percent, prec, rec, orders = _f_percent(stats)
+    return CHRFResult(min(percent / 100, 1.0), prec, rec, orders, tuple(stats))
+
+
+# From this many characters (whitespace removed) on either side, packed n-grams (numpy)
+# beat dicts of n-gram strings; below it numpy's fixed cost per call dominates.
+PACK_FROM = 64
+
+
+@lru_cache(maxsize=256)
+def _ref_counts(text: str) -> list[dict]:
+    return char_ngram_counts(text, CHAR_ORDER)
+
+
+@lru_cache(maxsize=256)
+def _ref_packed(text: str) -> tuple[Alphabet, Packed] | None:
+    """The reference's alphabet and packed n-grams; None when the alphabet is too large."""
+    codes = code_points(text)
+    alphabet = Alphabet.of(codes)
+    if not packable(alphabet.base, CHAR_ORDER):
+        return None
+    return alphabet, pack(alphabet.number(codes), alphabet.base, CHAR_ORDER)
+
+
+def clear_caches() -> None:
+    _ref_counts.cache_clear()
+    _ref_packed.cache_clear()
+
+
+class _Hypothesis:
+    """The output with whitespace removed, its n-grams built once in the form a reference needs."""
+
+    __slots__ = ("text", "_counts", "_codes")
+
+    def __init__(self, output: str) -> None:
+        self.text = "".join(output.split())
+        self._counts: list[dict] | None = None
+        self._codes = None
+
+    def matches(self, ref: str) -> list[int]:
+        if self.text == ref:
+            return [max(len(ref) - n, 0) for n in range(CHAR_ORDER)]
+        if max(len(self.text), len(ref)) >= PACK_FROM:
+            packed = _ref_packed(ref)
+            if packed is not None:
+                if self._codes is None:
+                    self._codes = code_points(self.text)
+                alphabet, ngrams = packed
+                return packed_matches(alphabet.number(self._codes), ngrams, CHAR_ORDER)
+        if self._counts is None:
+            self._counts = char_ngram_counts(self.text, CHAR_ORDER)
+        return clipped_matches(self._counts, _ref_counts(ref))
+
+
+def _statistics(hyp: _Hypothesis, ref: str) -> list[int]:
+    hyp_len, ref_len = len(hyp.text), len(ref)
+    stats = []
+    for n, matches in enumerate(hyp.matches(ref)):
+        ref_total = ref_len - n if ref_len > n else 0
+        # sacrebleu counts no output n-grams of an order the reference lacks.
+        hyp_total = hyp_len - n if hyp_len > n and ref_total else 0
+        stats += (hyp_total, ref_total, matches)
+    return stats
+
+
+def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
+    """One row's statistics against its best reference (highest F; the first on a tie)."""
+    hyp = _Hypothesis(output)
+    if len(refs) == 1:
+        return _statistics(hyp, "".join(refs[0].split()))
+    best, best_score = [], -1.0
+    for ref in refs:
+        stats = _statistics(hyp, "".join(ref.split()))
+        score = _f_percent(stats)[0]
+        if score > best_score:
+            best, best_score = stats, score
+    return best
+
+
+def sentence_chrf(refs: tuple[str, ...], output: str) -> CHRFResult:
+    """``sacrebleu.sentence_chrf(output, refs)``, score divided by 100."""
+    return compute_chrf(segment_statistics(refs, output))
+
+
+def corpus_chrf(outputs: Sequence[str], references: Sequence[str | Sequence[str]]) -> float:
+    """Corpus chrF in [0, 1]: ``references[i]`` is row ``i``'s reference or list of references.
+
+    Equals ``sacrebleu.corpus_chrf(outputs, streams).score / 100`` where the streams are
+    the transposed references, shorter rows padded with ``None``.
+    """
+    if len(outputs) != len(references):
+        raise ValueError(f"corpus_chrf: {len(outputs)} outputs but {len(references)} rows of references")
+    stats = [0] * N_STATS
+    for i, (output, row) in enumerate(zip(outputs, references)):
+        refs = as_refs(row)
+        if not refs:
+            raise ValueError(f"corpus_chrf: row {i} has no reference")
+        for k, v in enumerate(segment_statistics(refs, output)):
+            stats[k] += v
+    return compute_chrf(stats).score
+
+
+def explain(r: CHRFResult, sig: str) -> str:
+    if r.orders == 0:
+        why = "the output or the reference has no characters besides whitespace"
+    else:
+        why = f"character precision {r.precision:.3f}, recall {r.recall:.3f} over {r.orders} n-gram orders"
+    return f"chrF {r.score:.4f}: {why}. Settings {sig}."
+
+
+@register(
+    "chrf",
+    params=[THRESHOLD],
+    binary=False,
+    label="chrF",
+    summary="character n-gram F-score (orders 1-6, beta 2) as sacrebleu computes it",
+)
+def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    r = sentence_chrf(refs, output)
+    sig = signature(len(refs))
+    return continuous(
+        r.score,
+        threshold,
+        explain(r, sig),
+        signature=sig,
+        precision=r.precision,
+        recall=r.recall,
+        effective_orders=r.orders,
+        stats=r.stats,
+    )

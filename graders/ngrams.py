@@ -1,0 +1,177 @@
+"""N-gram counts and clipped matches shared by BLEU and chrF.
+
+Counts are plain dicts, one per order, filled by ``Counter``'s C counting loop
+(``collections._count_elements``) over ``zip`` or ``map`` iterators. Building a
+``Counter`` goes through a Python-level ``__init__`` and a ``Mapping`` check that cost
+more than counting a short sentence; the counts are the same. Long texts can use packed
+n-grams instead (numpy integer keys, below): the same counts without a Python object
+per n-gram.
+"""
+
+from __future__ import annotations
+
+from collections import _count_elements  # type: ignore[attr-defined]
+from operator import add
+from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+
+def count(items: Iterable) -> dict:
+    counts: dict = {}
+    _count_elements(counts, items)
+    return counts
+
+
+def word_ngram_counts(tokens: Sequence[str]) -> list[dict]:
+    """Counts of the word n-grams of orders 1-4 (BLEU-4): tokens, then token tuples.
+
+    Written out per order: a loop with ``zip(*...)`` costs a short sentence half again.
+    """
+    t1, t2, t3 = tokens[1:], tokens[2:], tokens[3:]
+    c1: dict = {}
+    c2: dict = {}
+    c3: dict = {}
+    c4: dict = {}
+    _count_elements(c1, tokens)
+    _count_elements(c2, zip(tokens, t1))
+    _count_elements(c3, zip(tokens, t1, t2))
+    _count_elements(c4, zip(tokens, t1, t2, t3))
+    return [c1, c2, c3, c4]
+
+
+def char_ngram_counts(text: str, max_order: int) -> list[dict]:
+    """Counts of the character n-grams of orders 1..``max_order`` of ``text``."""
+    counts = [count(text)]
+    grams: Sequence[str] = text
+    for n in range(1, max_order):
+        if n < len(text):
+            # The (n+1)-gram at i is the character at i followed by the n-gram at i + 1.
+            grams = list(map(add, text, grams[1:]))
+            counts.append(count(grams))
+        else:
+            counts.append({})
+    return counts
+
+
+def clipped_matches(hyp: Sequence[dict], ref: Sequence[dict]) -> list[int]:
+    """Per order, the sum over the hypothesis n-grams of min(hypothesis count, reference count).
+
+    An order without a match leaves none for the orders above it (an n-gram's prefix is a
+    lower-order n-gram), so those are not looked at.
+    """
+    matches = []
+    for h, r in zip(hyp, ref):
+        m = 0
+        get = r.get
+        for gram, c in h.items():
+            n = get(gram)
+            if n:
+                m += c if c < n else n
+        matches.append(m)
+        if not m:
+            break
+    return matches + [0] * (len(hyp) - len(matches))
+
+
+def max_counts(counters: Sequence[dict]) -> dict:
+    """Per-n-gram maximum over several counts (BLEU's multi-reference clipping); read only."""
+    merged = counters[0]
+    for other in counters[1:]:
+        union = {**other, **merged}  # merged's count wins where both have the n-gram
+        if sum(other.values()) != len(other):  # only an n-gram seen twice can beat merged's
+            for gram in [g for g, c in other.items() if c > 1]:
+                if other[gram] > union[gram]:
+                    union[gram] = other[gram]
+        merged = union
+    return merged
+
+
+# Packed n-grams, for long texts, where building and hashing one Python object per
+# n-gram is most of the work: numpy arrays of integer keys. The reference's symbols
+# (characters, or tokens) are numbered 1..base-1, a symbol it lacks is 0, and an n-gram's
+# key is its symbol numbers in that base, shifted left three bits to hold the order. A
+# key with a 0 matches nothing. Keys are exact, so the counts equal the dict counts.
+_ORDER_BITS = 3
+_ORDER_MASK = 2**_ORDER_BITS - 1
+
+
+class Packed(NamedTuple):
+    """A reference's n-grams of every order: sorted distinct keys and their counts."""
+
+    base: int
+    keys: np.ndarray
+    counts: np.ndarray
+
+
+def packable(base: int, max_order: int) -> bool:
+    """Whether keys of ``max_order`` symbols in ``base`` fit int64 beside the order bits."""
+    return base**max_order <= 2 ** (63 - _ORDER_BITS)
+
+
+def _keys(ids: np.ndarray, base: int, max_order: int) -> np.ndarray:
+    parts = [ids << _ORDER_BITS]
+    k = ids
+    for n in range(1, max_order):
+        k = k[:-1] * base + ids[n:]
+        parts.append((k << _ORDER_BITS) | n)
+    return np.concatenate(parts)
+
+
+def pack(ids: np.ndarray, base: int, max_order: int) -> Packed:
+    """The packed n-grams of a reference given as symbol numbers (int64, 1..base-1)."""
+    keys, counts = np.unique(_keys(ids, base, max_order), return_counts=True)
+    return Packed(base, keys, counts)
+
+
+def pack_max(packs: Sequence[Packed]) -> Packed:
+    """Per-n-gram maximum count over several references packed in one base."""
+    if len(packs) == 1:
+        return packs[0]
+    keys = np.concatenate([p.keys for p in packs])
+    counts = np.concatenate([p.counts for p in packs])
+    order = np.lexsort((counts, keys))  # by key, then count: a key's last is its maximum
+    keys, counts = keys[order], counts[order]
+    last = np.append(keys[1:] != keys[:-1], True)
+    return Packed(packs[0].base, keys[last], counts[last])
+
+
+def packed_matches(ids: np.ndarray, ref: Packed, max_order: int) -> list[int]:
+    """Clipped matches per order between hypothesis symbol numbers and a packed reference."""
+    if not len(ids) or not len(ref.keys):
+        return [0] * max_order
+    keys, counts = np.unique(_keys(ids, ref.base, max_order), return_counts=True)
+    at = np.searchsorted(ref.keys, keys)
+    np.minimum(at, len(ref.keys) - 1, out=at)
+    hit = ref.keys[at] == keys
+    clipped = np.minimum(counts[hit], ref.counts[at[hit]])
+    per_order = np.bincount(keys[hit] & _ORDER_MASK, weights=clipped, minlength=max_order)
+    return [int(m) for m in per_order]
+
+
+class Alphabet(NamedTuple):
+    """A reference's sorted distinct code points: symbol number i + 1 is ``symbols[i]``."""
+
+    symbols: np.ndarray
+
+    @classmethod
+    def of(cls, codes: np.ndarray) -> Alphabet:
+        return cls(np.unique(codes))
+
+    @property
+    def base(self) -> int:
+        return len(self.symbols) + 1
+
+    def number(self, codes: np.ndarray) -> np.ndarray:
+        """Symbol numbers of ``codes``: 1..base-1, or 0 for a code point not in the alphabet."""
+        symbols = self.symbols
+        if not len(symbols):
+            return np.zeros(len(codes), dtype=np.int64)
+        pos = np.searchsorted(symbols, codes)
+        np.minimum(pos, len(symbols) - 1, out=pos)
+        return np.where(symbols[pos] == codes, pos + 1, 0).astype(np.int64)
+
+
+def code_points(text: str) -> np.ndarray:
+    """The code points of ``text`` (lone surrogates included) as a uint32 array."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)

@@ -1,0 +1,124 @@
+"""The numeric grader re-graded over a grid of tolerances, without grading row by row.
+
+Each row's numbers are read once; the row then passes at every tolerance at or above its
+*critical tolerance* (the smallest tolerance at which it passes), so one sorted array of
+critical values answers the whole grid by binary search. The comparison is exact decimal
+arithmetic, as in ``graders.numeric``: the sweep's count at the configured tolerance equals
+the numeric grader's pass count.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"refs": [("3.11",), ("42",), ("n/a",)],
+    ...                      "output": ["About 3.1 miles", "$42.00", "7"]})
+    >>> sweep = numeric_tolerance_sweep(rows, read="last", vary="abs_tol", grid=[0, 0.01])
+    >>> sweep[["tolerance", "passed", "judged"]].values.tolist()
+    [[0.0, 1, 2], [0.01, 2, 2]]
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from decimal import Decimal, localcontext
+from typing import Iterable, Sequence
+
+import pandas as pd
+
+from .numbers import Reading, read_number
+
+__all__ = ["ABS_GRID", "REL_GRID", "critical_tolerances", "numeric_tolerance_sweep"]
+
+ABS_GRID = (0.0, 0.001, 0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0)
+REL_GRID = (0.0, 0.0001, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+_INF = Decimal("Infinity")
+
+
+def _dec(x: float) -> Decimal:
+    return Decimal(repr(float(x)))
+
+
+def critical_tolerances(
+    refs: Sequence[tuple[str, ...]],
+    outputs: Sequence[str],
+    *,
+    read: str,
+    vary: str,
+    abs_tol: float = 0.0,
+    rel_tol: float = 0.0,
+) -> list[Decimal | None]:
+    """Per row: the smallest value of ``vary`` ("abs_tol" or "rel_tol") at which numeric
+    passes with the other tolerance held fixed; ``Infinity`` when no value passes; None when
+    the row is not judged (no number in any reference)."""
+    if vary not in ("abs_tol", "rel_tol"):
+        raise ValueError(f"vary must be 'abs_tol' or 'rel_tol', not {vary!r}")
+    cache: dict[str, Reading | None] = {}
+
+    def reader(text: str) -> Reading | None:
+        if text not in cache:
+            cache[text] = read_number(text, read)
+        return cache[text]
+
+    a, r = _dec(abs_tol), _dec(rel_tol)
+    out: list[Decimal | None] = []
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.Emax, ctx.Emin = 999999999, -999999999
+        for row_refs, output in zip(refs, outputs):
+            exps = [e for e in map(reader, row_refs) if e is not None]
+            if not exps:
+                out.append(None)
+                continue
+            got = reader(output)
+            if got is None:
+                out.append(_INF)
+                continue
+            best = _INF
+            for e in exps:
+                diff = abs(got.value - e.value)
+                size = abs(e.value)
+                if vary == "abs_tol":
+                    # passes when diff <= max(t, r * size): at t = 0 if the fixed part covers it.
+                    need = Decimal(0) if diff <= r * size else diff
+                else:
+                    if diff <= a:
+                        need = Decimal(0)
+                    elif size == 0:
+                        need = _INF
+                    else:
+                        need = diff / size
+                        # Division rounds at 60 digits: nudge up until it really passes.
+                        while need * size < diff:
+                            need = need.next_plus()
+                best = min(best, need)
+            out.append(best)
+    return out
+
+
+def numeric_tolerance_sweep(
+    rows: pd.DataFrame,
+    *,
+    read: str = "whole",
+    vary: str = "abs_tol",
+    abs_tol: float = 0.0,
+    rel_tol: float = 0.0,
+    grid: Iterable[float] | None = None,
+) -> pd.DataFrame:
+    """Numeric pass counts over a tolerance grid for the prepared rows (``refs``, ``output``).
+
+    Columns: ``vary``, ``tolerance``, ``passed``, ``judged`` (pass + fail), ``pass_rate``.
+    The configured value of ``vary`` is added to the grid so the curve goes through the
+    page's own count.
+    """
+    fixed = abs_tol if vary == "abs_tol" else rel_tol
+    grid = sorted({float(t) for t in (grid if grid is not None else (ABS_GRID if vary == "abs_tol" else REL_GRID))} | {float(fixed)})
+    critical = critical_tolerances(
+        list(rows["refs"]), list(rows["output"]), read=read, vary=vary, abs_tol=abs_tol, rel_tol=rel_tol
+    )
+    judged_values = sorted(c for c in critical if c is not None)
+    judged = len(judged_values)
+    records = []
+    for t in grid:
+        passed = bisect_right(judged_values, _dec(t))
+        records.append({
+            "vary": vary, "tolerance": t, "passed": passed, "judged": judged,
+            "pass_rate": (passed / judged) if judged else None,
+        })
+    return pd.DataFrame(records, columns=["vary", "tolerance", "passed", "judged", "pass_rate"])

@@ -1,0 +1,46 @@
+"""Score a file: load, map columns, pick graders, read the counts, charts and failing rows."""
+
+import streamlit as st
+
+from ui import graders_form, loading, scoring, views
+
+st.title("Score a file")
+st.caption(
+    "Load a results file, pick code graders, and get pass, fail and near-miss counts for each grader. "
+    "For each failing row the near-miss probe names the formatting step that would make it pass. "
+    "To try one pair first, use the grader playground."
+)
+
+file = loading.load_file_widget("score", default_sample="returns_desk.csv")
+if file is None:
+    st.stop()
+graders_form.apply_sample_config(file, "score")  # a sample's own configuration, once per load
+graders_form.config_upload(file, "score")  # sidebar: restore mapping and graders
+
+st.header("Columns")
+with st.expander("Column mapping (the suggested column is preselected for each role)"):
+    mapping = loading.mapping_widget(file, "score")
+st.caption(loading.mapping_words(mapping))
+prepared = scoring.prepared_for(file, mapping, graders_form.needs_expected("score"))
+views.left_out_section(prepared)
+if isinstance(prepared, str):
+    st.stop()
+
+st.header("Graders")
+config, problems = graders_form.graders_form("score", mapping)
+if not config.graders:
+    st.info("Pick at least one grader that can run.")
+    st.stop()
+
+view = scoring.scored_view(file, mapping, config)  # cached: only new inputs rescore
+if view is None:
+    st.stop()
+
+st.header("Counts")
+views.counts_section(view)
+views.corpus_section(view)
+views.unknown_assertions_section(view)
+views.near_miss_section(view)
+views.charts_section(view)
+filtered = views.filter_section(view)
+views.downloads_section(view, filtered)

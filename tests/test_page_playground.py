@@ -1,0 +1,128 @@
+"""AppTest of the grader playground (pages/playground.py): main path and error paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from graders import GRADER_NAMES
+from graders.registry import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "playground.py")
+
+
+@pytest.fixture()
+def at() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def results(at: AppTest) -> dict[str, dict[str, str]]:
+    table = next(t.value for t in at.table if "Verdict" in t.value.columns).reset_index()
+    return {row["Grader"]: row for row in table.to_dict("records")}
+
+
+def example(at: AppTest, label: str) -> AppTest:
+    i = next(i for i, b in enumerate(at.button) if b.label == label)
+    return at.button[i].click().run()
+
+
+def test_every_grader_runs_on_one_pair(at):
+    got = results(at)
+    assert list(got) == [REGISTRY[n].label for n in GRADER_NAMES]
+    # seed 000 / the LLM eval scorer's worked example: Canberra vs "Canberra is the capital"
+    assert got["Exact match"]["Verdict"].endswith("fail")
+    assert got["Contains"]["Verdict"].endswith("pass")
+    assert got["Token F1"]["Score"] == "0.5000"
+    assert all(r["Explanation"] for r in got.values())
+    assert [e.value for e in at.error] == []
+
+
+def test_every_grader_with_parameters_has_an_expander(at):
+    labels = [e.label for e in at.expander]
+    assert sorted(labels) == sorted(REGISTRY[n].label for n in GRADER_NAMES if REGISTRY[n].params)
+
+
+@pytest.mark.parametrize("label, checks", [
+    ("Maria JSON", {"Valid JSON": ("pass", None), "JSON fields": ("scored", "0.5000")}),
+    ("3.11 vs About 3.1 miles", {"Numeric": ("pass", "1.0000")}),  # the example sets rel_tol 1%
+    ('"the" / "a"', {"Token F1": ("scored", "1.0000"), "Exact match": ("fail", None)}),
+    ("NBSP Paris", {"Exact match": ("fail", None), "Normalized match": ("pass", None)}),
+    ("$42.00", {"Numeric": ("pass", "1.0000")}),
+    ("Canberra", {"Token F1": ("scored", "0.5000")}),
+])
+def test_the_seed_examples_load_and_grade(at, label, checks):
+    example(at, label)
+    got = results(at)
+    for grader, (verdict, score) in checks.items():
+        assert got[grader]["Verdict"].endswith(verdict.replace("_", " ")), (grader, got[grader])
+        if score is not None:
+            assert got[grader]["Score"] == score
+
+
+def test_near_miss_codes_and_the_marked_difference(at):
+    example(at, "NBSP Paris")
+    got = results(at)
+    assert got["Exact match"]["Near miss"].startswith("trim (passes after trimming whitespace)")
+    marked = [m.value for m in at.markdown if "<mark" in m.value]
+    assert any("⟨U+00A0⟩</mark>" in m for m in marked)  # the invisible character is shown and marked
+    assert any("U+00A0 NO-BREAK SPACE" in c.value for c in at.caption)
+
+
+def test_a_parameter_change_regrades(at):
+    example(at, "3.11 vs About 3.1 miles")
+    at.number_input(key="gb_w_pg_numeric_rel_tol").set_value(0.0).run()
+    assert results(at)["Numeric"]["Verdict"].endswith("fail")
+    assert "read_" not in results(at)["Numeric"]["Near miss"]
+    at.number_input(key="gb_w_pg_numeric_abs_tol").set_value(0.01).run()
+    assert results(at)["Numeric"]["Verdict"].endswith("pass")  # exact decimal: |3.1 - 3.11| = 0.01
+    at.checkbox(key="gb_w_pg_token_f1_threshold_on").check().run()
+    at.number_input(key="gb_w_pg_token_f1_threshold").set_value(0.5).run()
+    assert results(at)["Token F1"]["Verdict"].endswith(("pass", "fail"))
+
+
+def test_the_squad_pipeline_button_and_ordered_steps(at):
+    at.text_area(key="gb_w_pg_expected").input("The Eiffel Tower.")
+    at.text_area(key="gb_w_pg_output").input("eiffel tower").run()
+    assert results(at)["Normalized match"]["Verdict"].endswith("fail")
+    at.button(key="gb_w_pg_normalized_pipeline_squad").click().run()
+    assert at.multiselect(key="gb_w_pg_normalized_pipeline").value == [
+        "lower", "remove_punctuation", "remove_articles", "collapse_whitespace", "trim"]
+    assert results(at)["Normalized match"]["Verdict"].endswith("pass")
+
+
+def test_several_references(at):
+    at.text_area(key="gb_w_pg_expected").input("Paris\nLyon")
+    at.text_area(key="gb_w_pg_output").input("Lyon")
+    at.checkbox(key="gb_w_pg_multi").check().run()
+    assert results(at)["Exact match"]["Verdict"].endswith("pass")
+
+
+def test_an_invalid_schema_is_one_error(at):
+    at.text_area(key="gb_w_pg_json_schema_schema").input('{"type": "nope"').run()
+    assert len(at.error) == 1 and "not valid JSON" in at.error[0].value
+    assert results(at)["JSON Schema"]["Explanation"].startswith("Not run:")
+    at.text_area(key="gb_w_pg_json_schema_schema").input('{"type": "nope"}').run()
+    assert len(at.error) == 1 and "not a valid Draft 2020-12 schema" in at.error[0].value
+    assert results(at)["Exact match"]["Verdict"]  # the other graders still run
+
+
+def test_a_python_regex_is_refused_with_its_hint(at):
+    at.text_input(key="gb_w_pg_regex_pattern").input("(?i)canberra").run()
+    assert len(at.error) == 1 and "put i in the flags field" in at.error[0].value
+    assert results(at)["Regex (JavaScript)"]["Explanation"].startswith("Not run:")
+    at.text_input(key="gb_w_pg_regex_pattern").input("canberra")
+    at.text_input(key="gb_w_pg_regex_flags").input("i").run()
+    assert len(at.error) == 0
+    assert results(at)["Regex (JavaScript)"]["Verdict"].endswith("pass")
+
+
+def test_bad_flags_are_one_error(at):
+    at.text_input(key="gb_w_pg_regex_flags").input("q").run()
+    assert len(at.error) == 1 and "not a JavaScript regex flag" in at.error[0].value
+    assert not at.exception

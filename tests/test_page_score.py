@@ -1,0 +1,332 @@
+"""AppTest of the Score page (pages/score.py through app.py): main path and error paths."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from graders import cli
+from graders.batch import scored_csv_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_data"
+FILES = ROOT / "tests" / "files"
+DESK_GRADERS = [g["name"] for g in json.loads((SAMPLES / "returns_desk.config.json").read_text())["graders"]]
+COUNT_KEYS = ("graded", "passed", "failed", "not_judged", "errors", "near_misses", "mean_score", "pass_rate")
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def counts_table(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("| Grader") or m.value.startswith("| System"))
+
+
+def view(at: AppTest) -> dict:
+    return at.session_state["gb_view"]
+
+
+def upload(at: AppTest, path: Path, key: str = "score_upload", mime: str = "text/plain") -> AppTest:
+    at.file_uploader(key=key).set_value((path.name, path.read_bytes(), mime))
+    return at.run()
+
+
+def cli_summary(tmp_path: Path, source: Path, config_json: str) -> tuple[dict, bytes]:
+    cfg = tmp_path / "config.json"
+    cfg.write_text(config_json, encoding="utf-8")
+    out, summary = tmp_path / "scored.csv", tmp_path / "summary.json"
+    assert cli.main(["score", str(source), "--config", str(cfg), "--out", str(out), "--summary", str(summary)]) == 0
+    return json.loads(summary.read_text()), out.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def desk() -> AppTest:
+    return start()
+
+
+# --------------------------------------------------------------------------- main path
+
+
+def test_opens_on_the_returns_desk_sample_scored_with_its_configuration(desk):
+    at = desk
+    assert errors(at) == []
+    assert at.session_state["gb_file_name"] == "returns_desk.csv"
+    assert at.multiselect(key="gb_w_score_graders").value == DESK_GRADERS
+    assert at.radio(key="gb_w_score_overall").value == "any"
+    assert any("format `csv`, 40 rows" in m.value for m in at.markdown)
+    table = counts_table(at)
+    for head in ("Graded", "Passed", "Failed", "Not judged", "Errors", "Near misses", "Mean score", "Wilson 95%"):
+        assert head in table
+    # seed 003: exact match 8 of 40, each count a link to the pass-rate page
+    assert "| **Exact match** | 40 | [8](pass_rate?k=8&n=40&label=Exact+match%3A+passed)" in table
+    assert "20.0% [10.5%, 34.8%]" in table
+    metrics = {m.label: m.value for m in at.metric}
+    assert set(metrics) >= {"Corpus BLEU", "Mean sentence BLEU", "Corpus chrF", "Mean sentence chrF"}
+    assert len(at.get("arrow_vega_lite_chart")) >= 5 or len(at.get("vega_lite_chart")) >= 5
+
+
+def test_the_page_counts_equal_the_command_line_on_the_exported_configuration(desk, tmp_path):
+    v = view(desk)
+    summary, scored_csv = cli_summary(tmp_path, SAMPLES / "returns_desk.csv", v["config"].to_json())
+    page = v["summary"]
+    assert list(page["graders"]) == list(summary["graders"])
+    for scorer, c in summary["graders"].items():
+        assert {k: page["graders"][scorer][k] for k in COUNT_KEYS} == {k: c[k] for k in COUNT_KEYS}, scorer
+    assert page["corpus"] == summary["corpus"]
+    from ui.scoring import full_scored
+
+    assert scored_csv_bytes(full_scored(v)) == scored_csv  # the download is the CLI's file, byte for byte
+
+
+def test_after_a_threshold_change_the_download_is_still_the_command_line_file(tmp_path):
+    from ui.scoring import full_scored
+
+    at = start()
+    at.number_input(key="gb_w_score_rouge_l_threshold").set_value(0.45).run()
+    at.checkbox(key="gb_w_score_bleu_threshold_on").check().run()  # bleu at the default 0.5
+    v = view(at)
+    assert v["thresholds"]["rouge_l"] == 0.45 and v["thresholds"]["bleu"] == 0.5
+    summary, scored_csv = cli_summary(tmp_path, SAMPLES / "returns_desk.csv", v["config"].to_json())
+    assert scored_csv_bytes(full_scored(v)) == scored_csv
+    for scorer, c in summary["graders"].items():
+        assert {k: v["summary"]["graders"][scorer][k] for k in COUNT_KEYS} == {k: c[k] for k in COUNT_KEYS}
+
+
+def test_each_sample_loads_with_one_click():
+    at = start()
+    for name, rows in (("returns_ab_wide.csv", 40), ("returns_ab_long.jsonl", 240), ("returns_assertions.jsonl", 27),
+                       ("returns_desk.csv", 40)):
+        at.button(key=f"score_sample_{name}").click().run()
+        assert not at.exception and errors(at) == [], (name, errors(at))
+        assert at.session_state["gb_file_name"] == name
+        assert any(f"{rows} rows" in m.value for m in at.markdown), name
+        assert "gb_view" in at.session_state
+    # the assertions sample lists its unknown kinds (llm-rubric) and is back on the desk config now
+    assert at.multiselect(key="gb_w_score_graders").value == DESK_GRADERS
+
+
+def test_unknown_assertion_kinds_are_listed():
+    at = start()
+    at.button(key="score_sample_returns_assertions.jsonl").click().run()
+    assert view(at)["summary"]["unknown_assertions"].get("llm-rubric", 0) > 0
+    tables = [df.value for df in at.dataframe]
+    assert any("kind" in t.columns and "llm-rubric" in set(t["kind"]) for t in tables)
+
+
+def test_upload_paste_and_mapping_with_the_left_out_report():
+    at = start()
+    upload(at, FILES / "left_out.csv")
+    assert at.session_state["gb_file_name"] == "left_out.csv"
+    assert any("18 rows left out" in w.value for w in at.warning)
+    at.selectbox(key="gb_w_score_map_id").select("version").run()  # every row now shares a key
+    assert not at.exception
+    assert any("19 rows left out" in w.value for w in at.warning)
+
+    at.text_area(key="score_paste").input("id,expected,output\na,Paris,Paris\nb,Rome,rome\n")
+    at.button(key="score_paste_go").click().run()
+    assert at.session_state["gb_file_name"] == "pasted rows"
+    assert any("2 rows" in m.value for m in at.markdown)
+    assert at.selectbox(key="gb_w_score_map_expected").value == "expected"
+
+
+def test_dotted_columns_are_offered_in_the_mapping():
+    at = start()
+    at.button(key="score_sample_returns_assertions.jsonl").click().run()
+    assert "metadata.harnessPass" in at.selectbox(key="gb_w_score_map_input").options
+
+
+def test_a_parameter_change_rescores_a_threshold_change_does_not():
+    at = start()
+    runs, applied = at.session_state["gb_score_count"], at.session_state["gb_threshold_count"]
+    at.number_input(key="gb_w_score_token_f1_threshold").set_value(0.3).run()
+    assert at.session_state["gb_score_count"] == runs  # only apply_thresholds ran
+    assert at.session_state["gb_threshold_count"] == applied + 1
+    assert view(at)["summary"]["graders"]["token_f1"]["passed"] == 31
+    at.radio(key="gb_w_score_numeric_read").set_value("first").run()
+    assert at.session_state["gb_score_count"] == runs + 1
+
+
+def test_a_filter_change_reuses_the_scores():
+    at = start()
+    runs, applied = at.session_state["gb_score_count"], at.session_state["gb_threshold_count"]
+    before = [c.value for c in at.caption if "scored rows" in c.value]
+    at.multiselect(key="gb_w_score_filter_kinds").set_value(["near misses"]).run()
+    at.multiselect(key="gb_w_score_filter_graders").set_value(["exact"]).run()
+    at.text_input(key="gb_w_score_filter_text").input("r02").run()
+    assert (at.session_state["gb_score_count"], at.session_state["gb_threshold_count"]) == (runs, applied)
+    after = [c.value for c in at.caption if "scored rows" in c.value]
+    assert after != before and after[0].startswith("1 of 440")  # r02: lowercase would pass exact
+
+
+def test_selecting_a_failing_row_opens_its_detail():
+    at = start()
+    at.multiselect(key="gb_w_score_filter_graders").set_value(["exact"]).run()
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    headers = [m.value for m in at.markdown if m.value.startswith("#### Case")]
+    assert headers and headers[0].startswith("#### Case r02")  # "store credit" vs "Store credit"
+    marked = [m.value for m in at.markdown if "<mark" in m.value]
+    assert marked, "the first difference is marked"
+    detail = [t.value for t in at.table if "Verdict" in t.value.columns][0]
+    assert len(detail) == len(DESK_GRADERS) + 1  # every grader and the overall row
+
+
+def test_a_configuration_upload_restores_mapping_and_graders(tmp_path):
+    at = start()
+    config = {
+        "columns": {"id": "id", "expected": "expected", "output": "output", "input": None},
+        "graders": [{"name": "numeric", "read": "last", "abs_tol": 0.5}, {"name": "exact"},
+                    {"name": "token_f1", "threshold": 0.7}],
+        "overall": "all",
+    }
+    at.file_uploader(key="gb_config_upload").set_value(("mine.json", json.dumps(config).encode(), "application/json"))
+    at.run()
+    assert not at.exception and errors(at) == []
+    assert at.multiselect(key="gb_w_score_graders").value == ["numeric", "exact", "token_f1"]
+    assert at.radio(key="gb_w_score_numeric_read").value == "last"
+    assert at.number_input(key="gb_w_score_numeric_abs_tol").value == 0.5
+    assert at.checkbox(key="gb_w_score_token_f1_threshold_on").value is True
+    assert at.selectbox(key="gb_w_score_map_input").value == "— none —"
+    assert at.radio(key="gb_w_score_overall").value == "all"
+    # and the exported configuration of the restored page gives the command line's counts
+    summary, _ = cli_summary(tmp_path, SAMPLES / "returns_desk.csv", view(at)["config"].to_json())
+    for scorer, c in summary["graders"].items():
+        assert view(at)["summary"]["graders"][scorer]["passed"] == c["passed"], scorer
+
+
+def test_state_survives_switching_pages():
+    at = start()
+    at.multiselect(key="gb_w_score_filter_kinds").set_value(["errors", "not judged"]).run()
+    at.number_input(key="gb_w_score_numeric_abs_tol").set_value(0.25).run()
+    runs = at.session_state["gb_score_count"]
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    at.switch_page("pages/score.py").run()
+    assert not at.exception
+    assert at.multiselect(key="gb_w_score_filter_kinds").value == ["errors", "not judged"]
+    assert at.number_input(key="gb_w_score_numeric_abs_tol").value == 0.25
+    assert at.session_state["gb_score_count"] == runs
+
+
+def test_a_stopped_run_is_not_restarted_until_asked():
+    from ui import scoring
+
+    at = start()
+    v = view(at)
+    at.session_state["gb_runs"] = {}
+    at.session_state["gb_view"] = None
+    at.session_state["gb_stopped"] = {v["key"]: (4000, 40000)}
+    at.run()
+    assert any("stopped after 4,000 of 40,000 rows" in w.value for w in at.warning)
+    assert not any(m.value.startswith("| Grader") for m in at.markdown)
+    at.button(key="gb_score_again").click().run()
+    assert any(m.value.startswith("| Grader") for m in at.markdown)
+
+    # the cancel callback the Stop button sets stops the batch layer between chunks
+    job = scoring.Job("k")
+    job.cancel.set()
+    file = v["run"].file
+    scoring._work(job, file, v["config"], dict(v["run"].mapping))
+    assert job.cancelled and job.result is None and job.error is None
+
+
+# --------------------------------------------------------------------------- error paths
+
+
+BAD_FILES = ["binary.bin", "malformed.json", "empty.csv", "header_only.csv", "utf16.csv"]
+BAD_CONFIGS = [
+    (b"{not json", "not valid JSON"),
+    (b'{"graders": [{"name": "exactly"}]}', "unknown grader 'exactly'"),
+    (b'{"graders": [{"name": "bleu", "threshold": 2}]}', "between 0 and 1"),
+    (b'{"columns": {"answer": "x"}}', "unknown column role"),
+]
+BAD_SCHEMAS = [
+    ("{", "not valid JSON"),
+    ('{"type": "nope"}', "not a valid Draft 2020-12 schema"),
+    ('{"type": "string", "pattern": "(?P<x>a)"}', "pattern at"),
+]
+
+
+def test_a_bad_file_is_one_error():
+    at = start()
+    for name in BAD_FILES:
+        upload(at, FILES / name)
+        assert not at.exception
+        assert len(errors(at)) == 1 and errors(at)[0].startswith(f"Could not read {name}"), (name, errors(at))
+    at.button(key="score_sample_returns_desk.csv").click().run()
+    assert errors(at) == [] and "gb_view" in at.session_state
+
+
+def test_a_bad_configuration_is_one_error():
+    at = start()
+    for i, (text, words) in enumerate(BAD_CONFIGS):
+        at.file_uploader(key="gb_config_upload").set_value((f"bad{i}.json", text, "application/json"))
+        at.run()
+        assert not at.exception
+        assert len(errors(at)) == 1 and words in errors(at)[0], errors(at)
+        assert at.multiselect(key="gb_w_score_graders").value == DESK_GRADERS  # nothing changed
+
+
+def test_an_invalid_schema_is_one_error_and_the_rest_still_scores():
+    at = start()
+    for schema, words in BAD_SCHEMAS:
+        at.text_area(key="gb_w_score_json_schema_schema").input(schema).run()
+        assert not at.exception
+        assert len(errors(at)) == 1 and words in errors(at)[0], errors(at)
+        assert any("Left out of the run until fixed: JSON Schema" in w.value for w in at.warning)
+        graded = view(at)["summary"]["graders"]
+        assert "json_schema" not in graded and "exact" in graded
+
+
+def test_an_unsupported_schema_keyword_is_a_warning_not_an_error():
+    at = start()
+    at.text_area(key="gb_w_score_json_schema_schema").input('{"type": "object", "x-foo": 1}').run()
+    assert errors(at) == []
+    assert any("outside the supported" in w.value for w in at.warning)
+    assert view(at)["summary"]["graders"]["json_schema"]["not_judged"] == 40
+
+
+def test_a_python_regex_shows_its_hint_as_you_type():
+    at = start()
+    at.text_input(key="gb_w_score_regex_pattern").input("(?P<id>RT-\\d+)").run()
+    assert len(errors(at)) == 1 and "(?P<id>…) is written (?<id>…) in JavaScript" in errors(at)[0]
+    at.text_input(key="gb_w_score_regex_pattern").input("(?<id>RT-\\d+)").run()
+    assert errors(at) == []
+
+
+def test_a_mapping_without_output_is_one_error():
+    at = start()
+    at.selectbox(key="gb_w_score_map_output").select("— none —").run()
+    assert not at.exception
+    assert len(errors(at)) == 1 and "no column is mapped to output" in errors(at)[0]
+
+
+def test_no_thread_is_left_running():
+    at = start()
+    assert at.session_state["gb_job"] is None
+    assert not [t for t in threading.enumerate() if t.name.startswith("gb-score-")]
+
+
+def test_a_file_loaded_on_another_page_resets_this_pages_mapping():
+    at = start()
+    at.switch_page("pages/compare.py").run()
+    at.button(key="compare_sample_returns_ab_long.jsonl").click().run()
+    assert at.session_state["gb_file_name"] == "returns_ab_long.jsonl"
+    at.switch_page("pages/score.py").run()
+    assert not at.exception and errors(at) == []
+    assert at.selectbox(key="gb_w_score_map_version").value == "version"
+    assert at.selectbox(key="gb_w_score_map_repeat").value == "repeat"
+    assert view(at)["summary"]["cases"] == 240

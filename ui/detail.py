@@ -1,0 +1,105 @@
+"""One row in detail: expected and output(s) side by side, the first difference marked,
+invisible characters made visible, and every grader's result with its explanation."""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from graders.nearmiss import PROBE_CODES
+from graders.text import describe_char, first_difference, visible
+
+MAX_CHARS = 4000  # longer texts are shown around the first difference
+VERDICTS = {"pass": "pass", "fail": "fail", "not_judged": "not judged", "error": "error", "scored": "scored"}
+
+_BOX = (
+    "<pre style='white-space:pre-wrap;word-break:break-word;font-size:0.9rem;"
+    "padding:0.5rem;border:1px solid rgba(128,128,128,0.35);border-radius:0.4rem;margin:0'>{}</pre>"
+)
+
+
+def _window(s: str, at: int | None) -> tuple[str, int | None, str, str]:
+    """(prefix marker, index in window, window, suffix marker) for long texts."""
+    if len(s) <= MAX_CHARS:
+        return "", at, s, ""
+    centre = at if at is not None else 0
+    start = max(0, centre - MAX_CHARS // 2)
+    end = min(len(s), start + MAX_CHARS)
+    return ("…" if start else ""), (None if at is None else at - start), s[start:end], ("…" if end < len(s) else "")
+
+
+def marked_html(s: str, at: int | None) -> str:
+    """``s`` with invisible characters shown and the character at ``at`` highlighted."""
+    pre, at, s, post = _window(s, at)
+    if at is None:
+        body = html.escape(visible(s))
+    else:
+        ch = s[at] if at < len(s) else ""
+        mark = html.escape(visible(ch)) if ch else "∎"
+        title = html.escape(describe_char(ch) if ch else "end of text")
+        body = (
+            html.escape(visible(s[:at]))
+            + f"<mark title='{title}' style='background:#ffd54f;color:#000'>{mark}</mark>"
+            + html.escape(visible(s[at + 1:]))
+        )
+    return _BOX.format(html.escape(pre) + (body or "<i>(empty)</i>") + html.escape(post))
+
+
+def difference_words(expected: str, output: str) -> str:
+    at = first_difference(expected, output)
+    if at is None:
+        return "Identical, code point for code point."
+    e = describe_char(expected[at]) if at < len(expected) else "end of text"
+    o = describe_char(output[at]) if at < len(output) else "end of text"
+    return f"First difference at position {at} (0-based): expected {e}, output {o}."
+
+
+def near_miss_words(codes: str | Sequence[str] | None) -> str:
+    if not codes:
+        return ""
+    if isinstance(codes, str):
+        codes = [c for c in codes.split(";") if c]
+    return "; ".join(f"{c} ({PROBE_CODES.get(c, c)})" for c in codes)
+
+
+def grades_frame(grades: Iterable[tuple[str, str, Any, str, Any]]) -> pd.DataFrame:
+    rows = []
+    for label, status, score, explanation, near in grades:
+        score_text = "" if score is None or score == "" else f"{float(score):.4f}"
+        rows.append({
+            "Grader": label,
+            "Verdict": VERDICTS.get(status, status),
+            "Score": score_text,
+            "Near miss": near_miss_words(near),
+            "Explanation": explanation,
+        })
+    return pd.DataFrame(rows, columns=["Grader", "Verdict", "Score", "Near miss", "Explanation"])
+
+
+def row_detail(
+    expected: str,
+    outputs: dict[str, str],
+    grades: list[tuple[str, str, Any, str, Any]],
+) -> None:
+    """Expected and each output side by side, then every grader's result.
+
+    ``grades``: (label, status, score, explanation, near_miss) where near_miss is None, a
+    ``;``-joined string or a sequence of probe codes.
+    """
+    cols = st.columns(1 + len(outputs))
+    ats = {label: first_difference(expected, out) for label, out in outputs.items()}
+    first = next((a for a in ats.values() if a is not None), None)
+    with cols[0]:
+        st.markdown("**Expected**")
+        st.markdown(marked_html(expected, first), unsafe_allow_html=True)
+        st.caption(f"{len(expected)} characters")
+    for col, (label, out) in zip(cols[1:], outputs.items()):
+        with col:
+            st.markdown(f"**{label}**")
+            st.markdown(marked_html(out, ats[label]), unsafe_allow_html=True)
+            st.caption(f"{len(out)} characters. " + difference_words(expected, out))
+    if grades:
+        st.table(grades_frame(grades).set_index("Grader"))  # a static table: explanations wrap

@@ -1,0 +1,181 @@
+"""Loading a results file and mapping its columns: shared by every page that reads a file.
+
+Session state set here (all prefixed ``gb_``):
+
+- ``gb_file``        the loaded ``ResultsFile`` (or None after a bad file)
+- ``gb_file_name``   its name (upload name, ``pasted rows`` or the sample's file name)
+- ``gb_file_hash``   sha256 of the file's bytes: the cache key of everything scored from it
+- ``gb_file_sample`` the sample's file name when the file is a sample, else None
+- ``gb_file_error``  the message of the last file that could not be read, else None
+- ``gb_upload_seen`` the id of the last uploaded file already read (an upload is read once,
+                     so that a later sample click is not overridden by the uploader's value)
+- ``gb_mapping``     {role: column | None} from ``mapping_widget``
+- ``gb_mapping_for`` the ``gb_file_hash`` that ``gb_mapping`` belongs to
+- ``gb_mapping_for_<key>`` the file hash the select boxes of ``mapping_widget(file, key)``
+                     were set for: a file loaded anywhere resets each page's boxes to its
+                     suggested mapping the next time that page draws them
+- ``gb_w_<key>_map_<role>`` the select boxes' own state (kept across pages by
+                     ``persist_state="session"``)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import streamlit as st
+
+from graders.columns import ROLES, suggest_mapping
+from graders.readers import ResultsFile, ResultsFileError, read_results
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+# The one-click samples: file name -> button label.
+SAMPLES: dict[str, str] = {
+    "returns_desk.csv": "Returns desk (CSV, 40 cases)",
+    "returns_ab_wide.csv": "A/B wide (CSV, output + output_b)",
+    "returns_ab_long.jsonl": "A/B long (JSON lines, versions × repeats)",
+    "returns_assertions.jsonl": "Per-row assertions (JSON lines)",
+}
+ROLE_LABELS: dict[str, str] = {
+    "id": "Case id",
+    "expected": "Expected (reference)",
+    "output": "Output",
+    "output_b": "Second model output",
+    "input": "Input (prompt)",
+    "version": "Version",
+    "repeat": "Repeat",
+    "expected_kind": "Expected kind",
+    "assert": "Per-row assertions",
+}
+NONE_LABEL = "— none —"
+PREVIEW_ROWS = 20
+
+
+def sample_config(name: str | None) -> dict[str, Any] | None:
+    """The configuration shipped beside a sample (``<stem>.config.json``), if any."""
+    if not name:
+        return None
+    path = SAMPLE_DIR / (name.rsplit(".", 1)[0] + ".config.json")
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def load_bytes(data: bytes, name: str, *, sample: str | None = None) -> ResultsFile | None:
+    """Read ``data`` into ``gb_file``; on a bad file set ``gb_file_error`` and clear ``gb_file``."""
+    digest = _hash(data)
+    ss = st.session_state
+    if ss.get("gb_file") is not None and ss.get("gb_file_hash") == digest and ss.get("gb_file_name") == name:
+        ss["gb_file_error"] = None
+        return ss["gb_file"]
+    try:
+        file = read_results(data, name=name)
+    except ResultsFileError as e:
+        ss["gb_file"], ss["gb_file_hash"], ss["gb_file_sample"] = None, None, None
+        ss["gb_file_name"] = name
+        ss["gb_file_error"] = f"Could not read {name}: {e}"
+        return None
+    ss["gb_file"], ss["gb_file_name"], ss["gb_file_hash"] = file, name, digest
+    ss["gb_file_sample"], ss["gb_file_error"] = sample, None
+    return file
+
+
+def load_sample(name: str) -> ResultsFile | None:
+    return load_bytes((SAMPLE_DIR / name).read_bytes(), name, sample=name)
+
+
+def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsFile | None:
+    """Upload / paste / one-click samples; shows format, row count and a preview.
+
+    ``default_sample``: loaded once per session when nothing has been loaded yet.
+    """
+    ss = st.session_state
+    if default_sample and "gb_file_hash" not in ss:
+        load_sample(default_sample)
+
+    cols = st.columns([1.1] + [2] * len(SAMPLES))
+    cols[0].markdown("**Samples**")
+    for col, (name, label) in zip(cols[1:], SAMPLES.items()):
+        if col.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}", width="stretch"):
+            load_sample(name)
+    upload_tab, paste_tab = st.tabs(["Upload a file", "Paste rows"])
+    with upload_tab:
+        up = st.file_uploader(
+            "Results file (CSV, TSV, JSON lines, JSON array, JSON with a rows array)",
+            key=f"{key}_upload",
+        )
+        if up is not None and ss.get("gb_upload_seen") != up.file_id:
+            ss["gb_upload_seen"] = up.file_id
+            load_bytes(up.getvalue(), up.name)
+    with paste_tab:
+        text = st.text_area("Rows (CSV with a header, JSON lines or JSON)", key=f"{key}_paste", height=150)
+        if st.button("Read pasted rows", key=f"{key}_paste_go"):
+            if text.strip():
+                load_bytes(text.encode("utf-8"), "pasted rows")
+            else:
+                ss["gb_file_error"] = "Nothing to read: paste some rows first."
+
+    if ss.get("gb_file_error"):
+        st.error(ss["gb_file_error"])
+        return None
+    file = ss.get("gb_file")
+    if file is None:
+        st.info("Load a results file to begin.")
+        return None
+    unread = f", {len(file.unreadable)} unreadable" if file.unreadable else ""
+    st.markdown(
+        f"**{ss.get('gb_file_name')}** — format `{file.format}`, {len(file.frame):,} rows{unread}, "
+        f"{len(file.columns)} columns."
+    )
+    with st.expander(f"Preview (first {min(PREVIEW_ROWS, len(file.frame))} rows)"):
+        st.dataframe(file.frame.head(PREVIEW_ROWS), hide_index=True)
+    return file
+
+
+def _map_key(key: str, role: str) -> str:
+    return f"gb_w_{key}_map_{role}"
+
+
+def set_mapping(mapping: Mapping[str, str | None], key: str) -> None:
+    """Preselect ``mapping`` in ``mapping_widget(file, key)``'s select boxes (call before
+    they render: from a callback or earlier in the script)."""
+    ss = st.session_state
+    for role in ROLES:
+        ss[_map_key(key, role)] = mapping.get(role) or NONE_LABEL
+    ss["gb_mapping"] = {role: mapping.get(role) for role in ROLES}
+    ss["gb_mapping_for"] = ss[f"gb_mapping_for_{key}"] = ss.get("gb_file_hash")
+
+
+def mapping_widget(file: ResultsFile, key: str) -> dict[str, str | None]:
+    """One select box per role (suggested column preselected, dotted columns included).
+
+    The boxes' state is ``gb_w_<key>_map_<role>``; a newly loaded file resets them to the
+    file's suggested mapping.
+    """
+    ss = st.session_state
+    digest = ss.get("gb_file_hash") or hashlib.sha256(repr(file.columns).encode()).hexdigest()
+    options = [NONE_LABEL, *file.columns]
+    if ss.get(f"gb_mapping_for_{key}") != digest or any(_map_key(key, r) not in ss for r in ("id", "output")):
+        set_mapping(suggest_mapping(file.columns), key)
+        ss["gb_mapping_for"] = ss[f"gb_mapping_for_{key}"] = digest
+    mapping: dict[str, str | None] = {}
+    cols = st.columns(3)
+    for i, role in enumerate(ROLES):
+        k = _map_key(key, role)
+        if ss.get(k) not in options:
+            ss[k] = NONE_LABEL
+        choice = cols[i % 3].selectbox(ROLE_LABELS.get(role, role), options, key=k, persist_state="session")
+        mapping[role] = None if choice == NONE_LABEL else choice
+    ss["gb_mapping"], ss["gb_mapping_for"] = mapping, digest
+    return mapping
+
+
+def mapping_words(mapping: Mapping[str, str | None]) -> str:
+    """``id → case_id · output → response …`` for the mapped roles."""
+    return "Mapped: " + " · ".join(f"{role} → {col}" for role, col in mapping.items() if col)

@@ -1,0 +1,412 @@
+"""The Score page's result views: counts table, corpus figures, unknown assertions, the
+near-miss table, charts, the filter view with row detail, and the downloads.
+
+Each function takes the view built by ``ui.scoring.scored_view`` and draws one section.
+``filter_scored`` and ``counts_markdown`` are pure (tested without Streamlit).
+
+Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
+``gb_w_score_filter_text`` (the filter view's widgets), ``gb_filter_table`` (the
+filtered table's row selection), ``gb_w_score_include_output`` (the scored CSV option).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlencode
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from graders import charts
+from graders.batch import scored_csv_bytes
+from graders.nearmiss import PROBE_CODES
+from graders.registry import REGISTRY
+
+from .detail import row_detail
+
+FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored")
+TABLE_ROWS = 1000  # rows of a filtered table sent to the browser; the CSV has them all
+NEAR_ROWS = 200
+
+
+def label(scorer: str) -> str:
+    if scorer in REGISTRY:
+        return REGISTRY[scorer].label
+    return "Overall" if scorer == "overall" else scorer
+
+
+def pass_rate_link(k: int, n: int, what: str) -> str:
+    return "pass_rate?" + urlencode({"k": k, "n": n, "label": what})
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
+    """The counts table of the seed (Graded, Passed, Failed, Not judged, Errors, Near
+    misses, Mean score) with each pass rate's Wilson 95% interval; every count links to the
+    pass-rate page."""
+    systems = summary.get("systems", {})
+    several = len(systems) > 1
+    head = (["System"] if several else []) + [
+        "Grader", "Graded", "Passed", "Failed", "Not judged", "Errors", "Near misses", "Mean score",
+        "Pass rate (Wilson 95%)",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    blocks = systems.items() if several else [(None, summary.get("graders", {}))]
+    for system, graders in blocks:
+        names = [n for n in (order or graders) if n in graders] + [n for n in graders if order and n not in order]
+        for name in names:
+            c = graders[name]
+            who = label(name) + (f" · {system}" if system else "")
+            decided = c["passed"] + c["failed"]
+
+            def link(k: int, n: int, what: str) -> str:
+                return f"[{k:,}]({pass_rate_link(k, n, f'{who}: {what}')})" if n else f"{k:,}"
+
+            rate = c.get("pass_rate")
+            ci = c.get("pass_rate_ci95")
+            rate_text = "–" if rate is None else f"{_pct(rate)} [{_pct(ci[0])}, {_pct(ci[1])}]"
+            mean = c.get("mean_score")
+            cells = ([system] if several else []) + [
+                f"**{label(name)}**" if not several else label(name),
+                f"{c['graded']:,}",
+                link(c["passed"], decided, "passed"),
+                link(c["failed"], decided, "failed"),
+                link(c["not_judged"], c["graded"], "not judged"),
+                link(c["errors"], c["graded"], "errors"),
+                link(c["near_misses"], c["failed"], "near misses among fails"),
+                "–" if mean is None else f"{mean:.3f}",
+                rate_text,
+            ]
+            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in cells) + " |")
+    return "\n".join(lines)
+
+
+def counts_section(view: Mapping[str, Any]) -> None:
+    summary = view["summary"]
+    left = summary.get("left_out", {})
+    st.markdown(
+        f"**{summary['cases']:,} cases scored**"
+        + (f", {left.get('total', 0):,} rows left out" if left.get("total") else "")
+        + f" · {len(view['run'].scored):,} scored rows."
+    )
+    st.markdown(counts_markdown(summary, list(view["config"].grader_names) + ["overall"]))
+    st.caption(
+        "Each grader is counted on its own. Pass rate = passed / (passed + failed); the interval is "
+        "Wilson's at 95%. Every count opens the pass-rate calculator."
+    )
+
+
+def corpus_section(view: Mapping[str, Any]) -> None:
+    corpus = view["summary"].get("corpus") or {}
+    if not corpus:
+        return
+    st.subheader("Corpus beside mean sentence scores")
+    for system, figures in corpus.items():
+        cols = st.columns(4)
+        i = 0
+        for name, words in (("bleu", "BLEU"), ("chrf", "chrF")):
+            if name not in figures:
+                continue
+            f = figures[name]
+            cols[i].metric(f"Corpus {words}" + (f" · {system}" if len(corpus) > 1 else ""),
+                           "–" if f["corpus"] is None else f"{f['corpus']:.3f}")
+            cols[i + 1].metric(f"Mean sentence {words}", "–" if f["mean_sentence"] is None else f"{f['mean_sentence']:.3f}")
+            i += 2
+    st.caption("Corpus figures pool n-gram statistics over all rows (sacrebleu's corpus_bleu / corpus_chrf); "
+               "the means average sentence scores. Quote which one you report.")
+
+
+def unknown_assertions_section(view: Mapping[str, Any]) -> None:
+    unknown = view["summary"].get("unknown_assertions") or {}
+    if unknown:
+        st.subheader("Assertion kinds not run")
+        st.dataframe(pd.DataFrame({"kind": list(unknown), "rows": list(unknown.values())}), hide_index=True)
+        st.caption("Listed and counted, never counted as passes.")
+
+
+def near_miss_frame(scored: pd.DataFrame) -> pd.DataFrame:
+    near = scored.loc[scored["near_miss"] != "", ["item", "system", "repeat", "scorer", "near_miss"]]
+    return pd.DataFrame({
+        "Case": near["item"], "System": near["system"], "Repeat": near["repeat"],
+        "Grader": near["scorer"].map(label),
+        "Step that would pass it": near["near_miss"].map(
+            lambda codes: "; ".join(f"{c}: {PROBE_CODES.get(c, c)}" for c in codes.split(";"))),
+    })
+
+
+def near_miss_section(view: dict[str, Any]) -> None:
+    st.subheader("Near misses")
+    if "near_table" not in view:
+        heads = [h for h in view["near_heads"] if len(h)]
+        first = pd.concat(heads).sort_index(kind="stable").head(NEAR_ROWS) if heads else None
+        view["near_table"] = (near_miss_frame(first) if first is not None else pd.DataFrame(), view["near_total"])
+    frame, total = view["near_table"]
+    if frame.empty:
+        st.caption("No fail has a near miss.")
+        return
+    if frame["System"].nunique() <= 1:
+        frame = frame.drop(columns=["System"])
+    if frame["Repeat"].eq("").all():
+        frame = frame.drop(columns=["Repeat"])
+    st.dataframe(frame, hide_index=True)
+    if total > NEAR_ROWS:
+        st.caption(f"First {NEAR_ROWS} of {total:,}; the filter view lists them all.")
+
+
+def chart_specs(view: Mapping[str, Any]) -> dict[str, dict]:
+    """The Vega-Lite specs of the view's Altair charts, built once per view: a rerun that
+    only changes a filter draws them from these dicts. Altair's schema validation is
+    skipped here (it is most of the cost); tests/test_charts.py validates every builder."""
+    if "specs" in view:
+        return view["specs"]
+    order = list(view["config"].grader_names) + ["overall"]
+    present = set(view["outcomes"]["scorer"])
+    specs: dict[str, dict] = {
+        "outcomes": charts.outcome_chart(view["outcomes"], [s for s in order if s in present]).to_dict(validate=False),
+    }
+    if len(view["near"]):
+        specs["near"] = charts.near_miss_chart(view["near"]).to_dict(validate=False)
+    if len(view["bins"]):
+        specs["bins"] = charts.score_distribution_chart(view["bins"], view["thresholds"]).to_dict(validate=False)
+    static = view.get("static_specs")  # independent of thresholds: kept across threshold changes
+    if static is None:
+        static = {}
+        numeric = next((g for g in view["config"].graders if g.name == "numeric"), None)
+        for sweep in view["sweeps"]:
+            vary = sweep["vary"].iloc[0]
+            static[f"sweep_{vary}"] = charts.tolerance_chart(sweep, numeric.resolved[vary]).to_dict(validate=False)
+        if view["violations"] is not None and len(view["violations"]):
+            static["violations"] = charts.schema_violation_chart(view["violations"]).to_dict(validate=False)
+        view["static_specs"] = static
+    specs.update(static)
+    view["specs"] = specs
+    return specs
+
+
+def charts_section(view: Mapping[str, Any]) -> None:
+    st.subheader("Charts")
+    specs = chart_specs(view)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Outcomes per grader**")
+        st.vega_lite_chart(specs["outcomes"], width="stretch")
+    with right:
+        st.markdown("**Near misses by probe code**")
+        if "near" in specs:
+            st.vega_lite_chart(specs["near"], width="stretch")
+        else:
+            st.caption("No near misses.")
+    if "bins" in specs:
+        st.markdown("**Score distribution of the continuous graders** (20 bins; dashed line: threshold)")
+        st.vega_lite_chart(specs["bins"])
+    sweeps = [k for k in specs if k.startswith("sweep_")]
+    if sweeps:
+        st.markdown("**Numeric: pass rate as the tolerance grows** (red point: the configured tolerance)")
+        for col, k in zip(st.columns(len(sweeps)), sweeps):
+            col.vega_lite_chart(specs[k], width="stretch")
+    if "violations" in specs:
+        st.markdown("**JSON Schema violations by (path, keyword)**, share of rows")
+        st.vega_lite_chart(specs["violations"], width="stretch")
+
+
+# --------------------------------------------------------------------------- filter view
+
+
+_KIND_STATUS = {"failures": "fail", "not judged": "not_judged", "errors": "error", "passes": "pass", "scored": "scored"}
+
+
+def kind_masks(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """One boolean array per filter kind (built once per grader frame, then OR-ed)."""
+    status = frame["status"].to_numpy(dtype=object)
+    masks = {k: status == v for k, v in _KIND_STATUS.items()}
+    masks["near misses"] = frame["near_miss"].to_numpy(dtype=object) != ""
+    return masks
+
+
+def kind_mask(frame: pd.DataFrame, kinds: Sequence[str], masks: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+    """Rows matching any of ``kinds`` (empty: every row)."""
+    for k in kinds:
+        if k not in FILTER_KINDS:
+            raise ValueError(f"unknown filter {k!r}; valid filters: {', '.join(FILTER_KINDS)}")
+    if not kinds:
+        return np.ones(len(frame), dtype=bool)
+    masks = kind_masks(frame) if masks is None else masks
+    out = np.zeros(len(frame), dtype=bool)
+    for k in kinds:
+        out |= masks[k]
+    return out
+
+
+SEARCHED = ("item", "input", "expected", "output")
+
+
+def haystack(rows: pd.DataFrame) -> pd.Series:
+    """Each case's searchable text, casefolded: id, input, expected and output."""
+    parts = [rows[c].fillna("").astype(str) for c in SEARCHED if c in rows.columns]
+    text = parts[0]
+    for p in parts[1:]:
+        text = text + "\x00" + p
+    return text.str.casefold()
+
+
+def text_cases(rows: pd.DataFrame, text: str, hay: pd.Series | None = None) -> pd.DataFrame:
+    """The (record, system) of the cases whose id, input, expected or output contains
+    ``text`` (case-insensitive). ``hay``: ``haystack(rows)``, when already built."""
+    hay = haystack(rows) if hay is None else hay
+    hit = hay.str.contains(text.strip().casefold(), regex=False)
+    return rows.loc[hit.to_numpy(), ["record", "system"]]
+
+
+def filter_parts(
+    parts: Mapping[str, pd.DataFrame],
+    rows: pd.DataFrame,
+    *,
+    kinds: Sequence[str] = (),
+    scorers: Sequence[str] = (),
+    text: str = "",
+    limit: int = TABLE_ROWS,
+    hay: pd.Series | None = None,
+    masks: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+) -> tuple[int, pd.DataFrame, dict[str, pd.Index]]:
+    """Filter the per-grader frames: (matching rows, the first ``limit`` in file order,
+    the matching index of each grader's frame). ``masks``: ``kind_masks`` per grader."""
+    cases = text_cases(rows, text, hay) if text.strip() else None
+    hits: dict[str, pd.Index] = {}
+    for scorer, frame in parts.items():
+        if scorers and scorer not in scorers:
+            continue
+        mask = kind_mask(frame, kinds, masks.get(scorer) if masks else None)
+        if cases is not None:
+            if cases["system"].nunique() <= 1:
+                mask &= frame["record"].isin(cases["record"].tolist()).to_numpy()
+            else:
+                keys = set(zip(cases["record"], cases["system"]))
+                mask &= np.fromiter((k in keys for k in zip(frame["record"], frame["system"])), bool, len(frame))
+        hits[scorer] = frame.index[mask]
+    count = sum(len(ix) for ix in hits.values())
+    heads = [parts[s].loc[ix[:limit]] for s, ix in hits.items() if len(ix)]
+    shown = pd.concat(heads).sort_index(kind="stable").head(limit) if heads else next(iter(parts.values())).iloc[:0]
+    return count, shown, hits
+
+
+def _table(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "case": frame["item"], "system": frame["system"], "repeat": frame["repeat"],
+        "grader": frame["scorer"].map(label), "status": frame["status"], "score": frame["score"],
+        "near miss": frame["near_miss"], "explanation": frame["explanation"],
+    })
+
+
+def filter_section(view: dict[str, Any]):
+    """The filter view; selecting a row opens its detail. Returns a function building the
+    filtered rows (for the download)."""
+    ss = st.session_state
+    st.subheader("Rows")
+    parts = view["parts"]
+    scorers = list(parts)
+    total = sum(len(p) for p in parts.values())
+    ss.setdefault("gb_w_score_filter_kinds", ["failures"])
+    ss.setdefault("gb_w_score_filter_graders", [])
+    ss.setdefault("gb_w_score_filter_text", "")
+    ss["gb_w_score_filter_graders"] = [s for s in ss["gb_w_score_filter_graders"] if s in scorers]
+    c1, c2, c3 = st.columns([2, 2, 1])
+    kinds = c1.multiselect("Show", list(FILTER_KINDS), key="gb_w_score_filter_kinds", persist_state="session",
+                           help="Rows matching any of these; none selected shows every row.")
+    chosen = c2.multiselect("Graders", scorers, key="gb_w_score_filter_graders", persist_state="session", format_func=label,
+                            help="None selected: every grader.")
+    text = c3.text_input("Search", key="gb_w_score_filter_text", persist_state="session", help="In the case id, input, expected or output.")
+    rows = view["run"].prepared.rows
+    hay = None
+    if text.strip():
+        if "haystack" not in view:
+            view["haystack"] = haystack(rows)  # built once per view, on the first search
+        hay = view["haystack"]
+    if "masks" not in view:
+        view["masks"] = {}
+    masks = view["masks"]
+    for scorer in (chosen or scorers):
+        if kinds and scorer not in masks:
+            masks[scorer] = kind_masks(parts[scorer])
+    count, shown, hits = filter_parts(parts, rows, kinds=kinds, scorers=chosen, text=text, hay=hay, masks=masks)
+    st.caption(f"{count:,} of {total:,} scored rows"
+               + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
+               + ". Select a row to see it in detail.")
+    event = st.dataframe(_table(shown), hide_index=True, on_select="rerun", selection_mode="single-row",
+                         key="gb_filter_table", width="stretch")
+    picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
+    if picked and picked[0] < len(shown):
+        detail_for(view, shown.iloc[picked[0]])
+
+    def filtered() -> pd.DataFrame:
+        frames = [parts[s].loc[ix] for s, ix in hits.items() if len(ix)]
+        return pd.concat(frames).sort_index(kind="stable") if frames else shown
+
+    return count, filtered
+
+
+def detail_for(view: dict[str, Any], row: pd.Series) -> None:
+    """Expected and output of one scored row's case, and every grader's result on it."""
+    rows = view["run"].prepared.rows
+    case = rows[(rows["record"] == row["record"]) & (rows["system"] == row["system"])]
+    if case.empty:
+        st.info("This row has no source row to show.")
+        return
+    case = case.iloc[0]
+    same = pd.concat([p[(p["record"] == row["record"]) & (p["system"] == row["system"])] for p in view["parts"].values()])
+    same = same.sort_index(kind="stable")
+    grades = [(label(s), st_, sc, ex, nm) for s, st_, sc, ex, nm in
+              zip(same["scorer"], same["status"], same["score"], same["explanation"], same["near_miss"])]
+    refs = list(case["refs"])
+    st.markdown(f"#### Case {case['item']}" + (f" · {case['system']}" if case["system"] else "")
+                + (f" · repeat {case['repeat']}" if case["repeat"] else ""))
+    if case.get("input"):
+        st.caption(f"Input: {case['input']}")
+    row_detail(refs[0] if refs else "", {f"Output ({case['output_column']})": case["output"]}, grades)
+    if len(refs) > 1:
+        st.caption("Other references: " + " · ".join(repr(r) for r in refs[1:]))
+
+
+# --------------------------------------------------------------------------- downloads
+
+
+def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
+    """Scored CSV (SPEC §6), the filtered rows and the configuration JSON (SPEC §7). The
+    CSVs are built when the button is clicked (Streamlit runs the callable then)."""
+    from .scoring import full_scored
+
+    st.subheader("Downloads")
+    ss = st.session_state
+    ss.setdefault("gb_w_score_include_output", False)
+    include = st.checkbox("Include the output column in the scored CSV", key="gb_w_score_include_output", persist_state="session")
+    count, build = filtered
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Scored CSV", data=lambda: scored_csv_bytes(full_scored(view), include_output=include),
+                       file_name="scored.csv", mime="text/csv", on_click="ignore", key="gb_dl_scored")
+    c2.download_button(f"Filtered rows CSV ({count:,})", data=lambda: scored_csv_bytes(build(), include_output=True),
+                       file_name="filtered.csv", mime="text/csv", on_click="ignore", key="gb_dl_filtered")
+    c3.download_button("Configuration JSON", data=view["config"].to_json(), file_name="gradeboard.config.json",
+                       mime="application/json", on_click="ignore", key="gb_dl_config")
+    st.caption("The configuration reproduces this run: `gradeboard score FILE --config gradeboard.config.json "
+               "--out scored.csv --summary summary.json`.")
+
+
+def left_out_section(prepared: Any) -> None:
+    """The left-out report (counts by reason, first row numbers), or the mapping's one error."""
+    if isinstance(prepared, str):
+        st.error(prepared)
+        return
+    report = prepared.left_out.to_dict()
+    n = len(prepared.rows)
+    if not report["total"]:
+        st.success(f"All rows can be scored: {n:,} cases.")
+        return
+    st.warning(f"{report['total']:,} rows left out; {n:,} cases can be scored.")
+    st.dataframe(pd.DataFrame([
+        {"reason": reason, "rows": r["count"], "first row numbers": ", ".join(map(str, r["rows"])),
+         "notes": "; ".join(r["notes"][:3])}
+        for reason, r in report["reasons"].items()
+    ]), hide_index=True)

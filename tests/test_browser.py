@@ -1,0 +1,278 @@
+"""One real browser test: `streamlit run app.py` driven by Debian's Chromium via Playwright.
+
+Uploads a file, changes the mapping and the graders, reads the counts, opens a failing
+row, downloads the scored CSV and checks it, and saves a screenshot of each page into
+docs/screenshots/. Needs /usr/bin/chromium (CI installs it with apt).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+SCORED_COLUMNS = ["item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+# The uploaded file: suggested mapping id, input=question, expected=answer, output=response,
+# output_b=model_b; the test then maps output_b to none.
+ROWS = [
+    ("q1", "Capital of France?", "Paris", "Paris", "paris"),
+    ("q2", "Days to return an item?", "30", "30 days", "30"),
+    ("q3", "What is 6 x 7?", "42", "The answer is 42.", "42"),
+    ("q4", "Who ships returns?", "UPS", "ups", "UPS"),
+    ("q5", "Refund to store balance?", "store credit", " store credit", "store credit"),
+    ("q6", "Status after approval?", "approved", "denied", "approved"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free port; killed (with its process group) at the end."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail(f"streamlit did not become healthy (exit code {proc.poll()}):\n{log_path.read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # the server and anything it started
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+def _settle(page, timeout: float = 60.0) -> None:
+    """Wait until Streamlit has finished the current run (no running indicator)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout * 1000
+    )
+    page.wait_for_timeout(300)
+
+
+def _shot(page, name: str) -> None:
+    """A screenshot of the whole page: Streamlit scrolls inside stMain, so grow the viewport."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": max(900, min(int(height) + 40, 7000))})
+    page.wait_for_timeout(800)  # charts redraw at the new size
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _eventually(check, timeout: float = 60.0) -> None:
+    """Retry ``check`` (raising AssertionError while not yet true) until it passes:
+    Streamlit redraws a little after the widget event that caused the rerun."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            check()
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+def _counts(page) -> dict[str, list[str]]:
+    """The counts table as {grader: [cells...]}."""
+    table = page.locator("table").filter(has_text="Near misses").first
+    rows = {}
+    for tr in table.locator("tbody tr").all():
+        cells = [c.inner_text().strip() for c in tr.locator("td").all()]
+        rows[cells[0]] = cells
+    return rows
+
+
+def _check(condition: bool) -> None:
+    assert condition
+
+
+def _select(page, key: str, option: str) -> None:
+    """Pick ``option`` in a select box: its Open button lists every option (typing would filter)."""
+    page.locator(f".st-key-{key}[data-stale='false'] button[aria-label='Open']").first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    _settle(page)
+
+
+@pytest.mark.timeout(420)
+def test_score_a_file_in_a_real_browser(server, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    from graders import grade
+
+    upload = tmp_path / "desk_check.csv"
+    with open(upload, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "question", "answer", "response", "model_b"])
+        w.writerows(ROWS)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            page.goto(server, wait_until="domcontentloaded")
+
+            # Opens on the returns-desk sample, already scored with its configuration.
+            expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
+            _settle(page)
+            _eventually(lambda: _check(_counts(page)["Exact match"][1:3] == ["40", "8"]))
+            page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for()
+            _shot(page, "score")
+
+            # Upload a file.
+            page.locator(".st-key-score_upload input[type='file']").set_input_files(str(upload))
+            expect(page.get_by_text("desk_check.csv")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("6 rows", exact=False).first).to_be_visible()
+            _settle(page)
+            _eventually(lambda: _check("System" in page.locator("table").filter(has_text="Near misses").first.inner_text()))
+
+            # Change the mapping: no second model.
+            page.get_by_text("Column mapping").click()
+            _select(page, "gb_w_score_map_output_b", "— none —")
+            expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
+
+            # Change the graders: drop regex and JSON Schema, numeric reads the last number.
+            for label in ("Regex (JavaScript) (regex)", "JSON Schema (json_schema)"):
+                page.get_by_role("button", name=f"Remove {label}").click()
+                _settle(page)
+            page.locator("[data-testid='stExpander']").filter(has_text="Numeric —").locator("summary").click()
+            page.locator(".st-key-gb_w_score_numeric_read").get_by_text("last", exact=True).click()
+            _settle(page)
+
+            # Read the counts and check them against the library.
+            expected = {
+                label: str(sum(grade(name, r[2], r[3], **params).status == "pass" for r in ROWS))
+                for label, name, params in (("Exact match", "exact", {}), ("Numeric", "numeric", {"read": "last"}),
+                                            ("Normalized match", "normalized", {}))
+            }
+
+            def counts_match() -> None:
+                counts = _counts(page)
+                assert "Regex (JavaScript)" not in counts and "JSON Schema" not in counts, list(counts)
+                for label, passed in expected.items():
+                    assert counts[label][1] == "6" and counts[label][2] == passed, (label, counts[label])
+
+            _eventually(counts_match)
+            exact_passed = int(_counts(page)["Exact match"][2])
+
+            # Open the first failing row (file order: q1 passes everything but ... the first fail).
+            grid = page.locator(".st-key-gb_filter_table [data-testid='stDataFrame']")
+            grid.scroll_into_view_if_needed()
+            box = grid.bounding_box()
+            page.mouse.click(box["x"] + 18, box["y"] + 35 + 17)  # the row marker of the first row
+            heading = page.locator("h4").filter(has_text="Case ")
+            expect(heading).to_be_visible(timeout=30_000)
+            expect(page.locator("mark").first).to_be_visible()
+            _shot(page, "score_detail")
+
+            # Download the scored CSV and check it.
+            with page.expect_download(timeout=60_000) as info:
+                page.locator(".st-key-gb_dl_scored button").click()
+            text = Path(info.value.path()).read_text(encoding="utf-8")
+            reader = list(csv.DictReader(io.StringIO(text)))
+            assert list(reader[0]) == SCORED_COLUMNS
+            assert sum(r["scorer"] == "exact" and r["pass"] == "true" for r in reader) == exact_passed
+            assert {r["item"] for r in reader} == {r[0] for r in ROWS}
+            assert not any(r["scorer"] in ("regex", "json_schema") for r in reader)
+            assert {r["metadata"] for r in reader if r["scorer"] == "numeric"} == {'{"abs_tol": 0.0, "read": "last", "rel_tol": 0.0}'}
+
+            # A screenshot of each page, switching through the sidebar (one session).
+            for title, name, marker in (
+                ("Grader playground", "playground", "Verdict"),
+                ("Compare A and B", "compare", None),
+                ("Pass rate", "pass_rate", None),
+                ("Normalizer builder", "normalizer", None),
+            ):
+                page.locator("[data-testid='stSidebarNavLink']").filter(has_text=title).click()
+                page.locator("h1").first.wait_for(timeout=60_000)
+                if marker:
+                    expect(page.get_by_text(marker).first).to_be_visible(timeout=60_000)
+                _settle(page)
+                _shot(page, name)
+            # Back on the Score page, the uploaded file and the changed graders are still there.
+            page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Score a file").click()
+            expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
+            _eventually(lambda: _check("Regex (JavaScript)" not in _counts(page)))
+        finally:
+            browser.close()
+
+
+@pytest.mark.timeout(300)
+def test_stop_scoring_in_a_real_browser(server, tmp_path):
+    """The Stop button interrupts a long run between chunks; nothing partial is shown."""
+    from playwright.sync_api import expect, sync_playwright
+
+    big = tmp_path / "big.csv"
+    with open(big, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "expected", "output"])
+        for i in range(60_000):
+            w.writerow([f"c{i}", f"the refund for order {i} is approved", f"The refund for order {i} was approved."])
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
+            _settle(page)
+            page.locator(".st-key-score_upload input[type='file']").set_input_files(str(big))
+            expect(page.get_by_text("Scoring…", exact=False).first).to_be_visible(timeout=60_000)
+            page.locator(".st-key-gb_stop[data-stale='false'] button").first.click()
+            expect(page.get_by_text("Scoring was stopped after", exact=False)).to_be_visible(timeout=120_000)
+            expect(page.locator(".st-key-gb_score_again button")).to_be_visible()
+            assert page.get_by_text("60000 cases scored").count() == 0
+            assert page.get_by_text("60,000 cases scored").count() == 0
+        finally:
+            browser.close()

@@ -3,10 +3,11 @@
 ``score_frame(rows, config)`` takes the rows frame of ``graders.rows.prepare`` (columns
 ``record, item, system, repeat, refs, output``, optionally ``assertions``) and returns one
 scored row per case × system × repeat × scorer. Results are identical to calling
-``grade`` row by row; the cheap string graders run vectorized over the column
-(``graders.vectorized``), the rest loop over plain lists, and large frames are spread
-over worker processes in chunks (progress is reported per chunk, and a cancel callback
-is checked between chunks).
+``grade`` row by row: each grader runs over the column (the cheap graders in their column
+form, which probes fails step by step over the column and skips pairs that cannot be near
+misses), repeated pairs are graded once, and large frames are spread over forked worker
+processes in chunks (progress is reported per chunk, and a cancel callback is checked
+between chunks).
 """
 
 from __future__ import annotations
@@ -64,7 +65,18 @@ def grade_cells(g: Grade) -> tuple[str, str, str, str]:
 
 def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
     """One grader over a column of pairs: the grader's column form when it has one, else
-    ``run`` row by row (same results either way)."""
+    ``run`` row by row (same results either way). Graders are pure functions of the pair,
+    so repeated pairs (repeats, common short answers) are graded once."""
+    index: dict[tuple[tuple[str, ...], str], int] = {}
+    inverse = [index.setdefault(key, len(index)) for key in zip(refs, outputs)]
+    if len(index) < len(inverse):
+        unique = list(index)
+        block = _grade_unique(gc, [k[0] for k in unique], [k[1] for k in unique])
+        return block.take(inverse)
+    return _grade_unique(gc, refs, outputs)
+
+
+def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
     spec = get_spec(gc.name)
     if spec.batch is not None:
         return spec.batch(refs, outputs, **gc.resolved)
@@ -288,10 +300,25 @@ def score_frame(
 
 
 def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
-    """Write the scored CSV: SPEC §6's columns (and ``output`` when asked), every cell text."""
+    """Write the scored CSV: SPEC §6's columns (and ``output`` when asked), every cell text,
+    RFC 4180 quoting as pandas writes it (read back with ``dtype=str,
+    keep_default_na=False`` it gives the same cells). Lone surrogates, which UTF-8 cannot
+    hold, are written as backslash escapes."""
+    import csv
+
     columns = list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else [])
-    frame = scored.loc[:, columns]
-    frame.to_csv(path_or_buffer, index=False, lineterminator="\n", encoding="utf-8", errors="backslashreplace")
+    data = zip(*(scored[c].tolist() for c in columns))
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        with open(path_or_buffer, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
+            _write_rows(csv, f, columns, data)
+    else:
+        _write_rows(csv, path_or_buffer, columns, data)
+
+
+def _write_rows(csv: Any, f: Any, columns: list[str], data: Iterable[tuple[Any, ...]]) -> None:
+    w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    w.writerow(columns)
+    w.writerows(data)
 
 
 def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:

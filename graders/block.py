@@ -46,6 +46,14 @@ class Block:
     def grade(self, i: int) -> Grade:
         return Grade(self.status[i], self.passed[i], self.score[i], self.explanation[i], self.near_miss[i], self.details[i])
 
+    def take(self, index: Sequence[int]) -> "Block":
+        """Row ``index[i]`` of this block as row ``i`` of a new one."""
+        b = Block.__new__(Block)
+        for name in self.__slots__:
+            col = getattr(self, name)
+            setattr(b, name, [col[j] for j in index])
+        return b
+
     @classmethod
     def from_grades(cls, grades: Sequence[Grade]) -> "Block":
         b = cls(len(grades))

@@ -226,7 +226,6 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             # A screenshot of each page, switching through the sidebar (one session).
             for title, name, marker in (
                 ("Grader playground", "playground", "Verdict"),
-                ("Compare A and B", "compare", None),
                 ("Pass rate", "pass_rate", None),
                 ("Normalizer builder", "normalizer", None),
             ):
@@ -240,6 +239,15 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Score a file").click()
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
             _eventually(lambda: _check("Regex (JavaScript)" not in _counts(page)))
+
+            # Compare the sample A/B file: one click loads it, the metric table and the
+            # disagreements follow.
+            page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
+            page.get_by_role("button", name="A/B wide (CSV, output + output_b)").click()
+            expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
+            expect(page.get_by_text("Where A and B disagree")).to_be_visible(timeout=120_000)
+            _settle(page)
+            _shot(page, "compare")
         finally:
             browser.close()
 

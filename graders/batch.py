@@ -16,7 +16,6 @@ import json
 import math
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
 

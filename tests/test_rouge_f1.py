@@ -8,8 +8,6 @@ and ``f1_score``, reproduced verbatim below.
 from __future__ import annotations
 
 import random
-import re
-import string
 import unicodedata
 from collections import Counter
 
@@ -28,37 +26,7 @@ GOLDEN_PAIRS = 5_000
 TOL = 1e-9
 
 
-# --- SQuAD v1.1 evaluate-v1.1.py, verbatim --------------------------------------------
-def normalize_answer(s):
-    """Lower text and remove punctuation, articles and extra whitespace."""
-    def remove_articles(text):
-        return re.sub(r'\b(a|an|the)\b', ' ', text)
-
-    def white_space_fix(text):
-        return ' '.join(text.split())
-
-    def remove_punc(text):
-        exclude = set(string.punctuation)
-        return ''.join(ch for ch in text if ch not in exclude)
-
-    def lower(text):
-        return text.lower()
-
-    return white_space_fix(remove_articles(remove_punc(lower(s))))
-
-
-def f1_score(prediction, ground_truth):
-    prediction_tokens = normalize_answer(prediction).split()
-    ground_truth_tokens = normalize_answer(ground_truth).split()
-    common = Counter(prediction_tokens) & Counter(ground_truth_tokens)
-    num_same = sum(common.values())
-    if num_same == 0:
-        return 0
-    precision = 1.0 * num_same / len(prediction_tokens)
-    recall = 1.0 * num_same / len(ground_truth_tokens)
-    f1 = (2 * precision * recall) / (precision + recall)
-    return f1
-# ---------------------------------------------------------------------------------------
+from squad_v11 import f1_score, normalize_answer  # noqa: E402  (the script, verbatim)
 
 
 def squad_v2_f1(prediction: str, ground_truth: str) -> float:

@@ -85,28 +85,14 @@ def test_trim_removes_exactly_the_29_python_whitespace_characters():
 
 
 def test_squad_pipeline_equals_the_squad_script():
-    import re
-    import string
-
-    def normalize_answer(s):  # SQuAD v1.1 evaluate-v1.1.py
-        def remove_articles(text):
-            return re.sub(r"\b(a|an|the)\b", " ", text)
-
-        def white_space_fix(text):
-            return " ".join(text.split())
-
-        def remove_punc(text):
-            exclude = set(string.punctuation)
-            return "".join(ch for ch in text if ch not in exclude)
-
-        return white_space_fix(remove_articles(remove_punc(s.lower())))
+    from squad_v11 import normalize_answer
 
     from graders.pairgen import pairs
 
     for refs, out in pairs(2000, seed=7):
         for s in (*refs, out):
             assert squad_normalize(s) == normalize_answer(s)
-    from graders.text import compose, SQUAD_PIPELINE, STEPS
+    from graders.text import SQUAD_PIPELINE, STEPS
 
     def stepwise(s):
         for step in SQUAD_PIPELINE:

@@ -330,3 +330,26 @@ def test_a_file_loaded_on_another_page_resets_this_pages_mapping():
     assert at.selectbox(key="gb_w_score_map_version").value == "version"
     assert at.selectbox(key="gb_w_score_map_repeat").value == "repeat"
     assert view(at)["summary"]["cases"] == 240
+
+
+def test_the_filter_and_counts_helpers_directly():
+    from graders.config import load_config
+    from graders.pipeline import score_file
+    from ui import views
+
+    run = score_file(SAMPLES / "returns_desk.csv", load_config(SAMPLES / "returns_desk.config.json"))
+    parts = {s: p for s, p in run.scored.groupby("scorer", sort=False)}
+    count, shown, hits = views.filter_parts(parts, run.prepared.rows, kinds=["failures"], scorers=["exact"])
+    assert count == run.summary["graders"]["exact"]["failed"] == 32 and len(shown) == 32
+    assert shown.index.is_monotonic_increasing  # file order
+    count, _, _ = views.filter_parts(parts, run.prepared.rows, kinds=["near misses", "errors"], scorers=["exact"])
+    assert count == run.summary["graders"]["exact"]["near_misses"]
+    count, shown, _ = views.filter_parts(parts, run.prepared.rows, text="STORE CREDIT")  # any case, any field
+    rows = run.prepared.rows
+    anywhere = rows[["item", "input", "expected", "output"]].apply(
+        lambda col: col.str.contains("store credit", case=False)).any(axis=1)
+    assert set(shown["item"]) == set(rows.loc[anywhere, "item"]) and len(set(shown["item"])) >= 2
+    with pytest.raises(ValueError, match="unknown filter"):
+        views.kind_mask(parts["exact"], ["fails"])
+    table = views.counts_markdown(run.summary, ["exact"])
+    assert "| **Exact match** | 40 | [8](pass_rate?k=8&n=40&label=Exact+match%3A+passed) | [32](pass_rate?k=32&n=40" in table

@@ -2,7 +2,8 @@
 near-miss table, charts, the filter view with row detail, and the downloads.
 
 Each function takes the view built by ``ui.scoring.scored_view`` and draws one section.
-``filter_scored`` and ``counts_markdown`` are pure (tested without Streamlit).
+``counts_markdown``, ``kind_mask``, ``text_cases`` and ``filter_parts`` are pure pandas
+(tests/test_page_score.py calls them directly as well as through the page).
 
 Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
 ``gb_w_score_filter_text`` (the filter view's widgets), ``gb_filter_table`` (the

@@ -129,8 +129,21 @@ class Comparison:
         return "\n".join(lines)
 
 
+_PASS_VALUE = {"true": 1.0, "false": 0.0}
+
+
 def _numeric(cells: pd.Series) -> np.ndarray:
-    return pd.to_numeric(cells.where(cells != ""), errors="coerce").to_numpy(dtype=float)
+    """Score cells ("" = none) as floats, NaN for none; each distinct cell parsed once."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([float(u) if u else math.nan for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
+
+
+def _pass_numeric(cells: pd.Series) -> np.ndarray:
+    """Pass cells ("true" / "false" / "") as 1.0 / 0.0 / NaN."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([_PASS_VALUE.get(u, math.nan) for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
 
 
 def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
@@ -177,6 +190,7 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str]) -> pd.DataFr
         ["a only", "b only", "unscored", "win", "loss"], default="tie",
     )
     merged["diff"] = diff
+    merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
     merged["difference"] = ["" if math.isnan(d) else repr(float(d)) for d in diff]
     merged["outcome"] = outcome
     merged["paired"] = both
@@ -186,14 +200,18 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str]) -> pd.DataFr
 
 
 def _unpaired(rows: pd.DataFrame, a: str, b: str) -> dict[str, Any]:
-    keys = {s: set(zip(part["item"], part["repeat"])) for s, part in rows.groupby("system", sort=False) if s in (a, b)}
-    ka, kb = keys.get(a, set()), keys.get(b, set())
+    key = rows["item"].astype(str) + "\x00" + rows["repeat"].astype(str)
+    ka = pd.Index(key[rows["system"] == a].unique())
+    kb = pd.Index(key[rows["system"] == b].unique())
 
-    def listed(ks: set) -> dict[str, Any]:
-        ordered = sorted(ks, key=lambda k: (str(k[0]), str(k[1])))
-        return {"count": len(ks), "keys": [f"{i} (repeat {r})" if r not in ("", "0") else str(i) for i, r in ordered[:LISTED]]}
+    def listed(ks: pd.Index) -> dict[str, Any]:
+        shown = []
+        for k in sorted(ks)[:LISTED]:
+            item, _, repeat = k.partition("\x00")
+            shown.append(f"{item} (repeat {repeat})" if repeat not in ("", "0") else item)
+        return {"count": len(ks), "keys": shown}
 
-    return {"a_only": listed(ka - kb), "b_only": listed(kb - ka), "paired_cases": len(ka & kb)}
+    return {"a_only": listed(ka.difference(kb)), "b_only": listed(kb.difference(ka)), "paired_cases": len(ka.intersection(kb))}
 
 
 def compare_prepared(
@@ -224,26 +242,29 @@ def compare_scored(
         raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on (id, repeat)")
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
-    keys: dict[str, tuple] = {}
+    keys: dict[str, np.ndarray] = {}
+    case_codes = pd.factorize(pairs["item"].astype(str) + "\x00" + pairs["repeat"].astype(str))[0]
+    item_codes = pd.factorize(pairs["item"])[0]
+    groups = pairs.groupby("grader", sort=False).indices
     for name in scorers:
-        p = pairs[pairs["grader"] == name]
+        at = groups.get(name, np.array([], dtype=int))
         binary = name == "overall" or get_spec(name).binary
-        arrays: dict[str, Any] = {"score_a": _numeric(p["score_a"]), "score_b": _numeric(p["score_b"])}
+        arrays: dict[str, Any] = {"score_a": pairs["value_a"].to_numpy()[at], "score_b": pairs["value_b"].to_numpy()[at]}
         if binary:
-            arrays["passed_a"] = _numeric(p["pass_a"].map({"true": "1", "false": "0"}).fillna(""))
-            arrays["passed_b"] = _numeric(p["pass_b"].map({"true": "1", "false": "0"}).fillna(""))
+            arrays["passed_a"] = _pass_numeric(pairs["pass_a"].iloc[at])
+            arrays["passed_b"] = _pass_numeric(pairs["pass_b"].iloc[at])
         metrics_in[name] = arrays
-        keys[name] = (tuple(p["item"]), tuple(p["repeat"]))
+        keys[name] = at
     # Every scorer has a row per case on each side, in the same order: one call draws the
     # resamples once for all metrics. Repeats: whole cases are resampled (cluster bootstrap).
-    first = keys[scorers[0]]
-    if all(k == first for k in keys.values()):
-        clusters = pd.factorize(pd.Series(first[0]))[0]
+    first = case_codes[keys[scorers[0]]]
+    if all(np.array_equal(case_codes[at], first) for at in keys.values()):
+        clusters = item_codes[keys[scorers[0]]]
         results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed)
     else:  # pragma: no cover - defensive: align per metric
         results = {}
         for name in scorers:
-            clusters = pd.factorize(pd.Series(keys[name][0]))[0]
+            clusters = item_codes[keys[name]]
             results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed))
     adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
     metrics = {}

@@ -226,13 +226,16 @@ def default_workers() -> int:
 
 # What forked workers score: set just before the pool forks, so the rows reach the
 # children with the fork instead of being pickled; only (start, stop) travels.
-_FORKED: tuple[pd.DataFrame, RunConfig, bool] | None = None
+_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool] | None = None
 
 
 def _score_span(a: int, b: int) -> dict[str, list[Any]]:
     assert _FORKED is not None
-    rows, config, include_output = _FORKED
-    return _score_chunk(rows.iloc[a:b], config, include_output)
+    rows, config, include_output, details = _FORKED
+    part = _score_chunk(rows.iloc[a:b], config, include_output)
+    if not details:  # pickling a dict per row back to the parent costs more than scoring
+        part["details"] = [None] * len(part["details"])
+    return part
 
 
 def score_frame(
@@ -244,6 +247,7 @@ def score_frame(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    details: bool = True,
 ) -> pd.DataFrame:
     """Score every row with every configured grader, the overall row and the row's assertions.
 
@@ -251,6 +255,8 @@ def score_frame(
     POSIX only; the command line uses one per core, at most four; keep 1 inside a threaded
     server such as Streamlit, where forking is unsafe). ``progress(done, total)`` is called
     after each chunk; ``cancel()`` returning True stops between chunks with ``Cancelled``.
+    ``details=False`` leaves the ``details`` column empty (None) when rows are scored in
+    worker processes; the scored file and the summary do not use it.
     """
     global _FORKED
     n = len(rows)
@@ -269,7 +275,7 @@ def score_frame(
             if progress:
                 progress(done, n)
     else:
-        _FORKED = (rows, config, include_output)
+        _FORKED = (rows, config, include_output, details)
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
                 futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}

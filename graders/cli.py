@@ -127,7 +127,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     file = _read(args)
     try:
         run = score_prepared(file, config, mapping=resolve_mapping(file, config),
-                             include_output=args.include_output, workers=_workers(args))
+                             include_output=args.include_output, workers=_workers(args), details=False)
     except MappingError as e:
         raise BadInput(str(e)) from None
     try:

@@ -43,11 +43,13 @@ def score_prepared(
     workers: int | None = None,
     progress: Progress | None = None,
     cancel: Cancel | None = None,
+    details: bool = True,
 ) -> ScoreRun:
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     scored = score_frame(
-        prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel
+        prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
+        details=details,
     )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),

@@ -46,20 +46,21 @@ class BLEUResult(NamedTuple):
     total: tuple[int, ...]
 
 
-def _ngrams(text: str) -> tuple[int, list[dict]]:
-    tokens = tokens_13a(text.rstrip())
-    return len(tokens), word_ngram_counts(tokens)
+@lru_cache(maxsize=128)
+def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, str], list[dict]]:
+    """The references' lengths, their tokens (each to itself) and their n-gram counts,
+    the maximum over references.
 
-
-@lru_cache(maxsize=256)
-def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], list[dict]]:
-    """The references' lengths and their n-gram counts, maximum over references."""
-    if len(refs) == 1:
-        length, counts = _ngrams(refs[0])
-        return (length,), counts
-    infos = [_ngrams(r) for r in refs]
-    merged = [max_counts([counts[n] for _, counts in infos]) for n in range(MAX_ORDER)]
-    return tuple(length for length, _ in infos), merged
+    Output tokens are swapped for the reference's equal token objects, so comparing
+    n-grams finds the same objects instead of comparing characters.
+    """
+    token_lists = [tokens_13a(r.rstrip()) for r in refs]
+    every = list(chain.from_iterable(token_lists))
+    canon = dict(zip(every, every))
+    counts = [word_ngram_counts(tokens) for tokens in token_lists]
+    if len(counts) > 1:
+        counts = [[max_counts([c[n] for c in counts]) for n in range(MAX_ORDER)]]
+    return tuple(map(len, token_lists)), canon, counts[0]
 
 
 # From this many characters in the output or a reference on, packed n-grams (numpy)
@@ -67,7 +68,7 @@ def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], list[dict]]
 PACK_FROM = 400
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def _reference_packed(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], Packed] | None:
     """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams."""
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
@@ -103,7 +104,7 @@ def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
     if packed is not None:
         ref_lens, vocab, ref_ngrams = packed
     else:
-        ref_lens, ref_counts = _reference_info(refs)
+        ref_lens, canon, ref_counts = _reference_info(refs)
     if output in refs:  # every output n-gram is in that reference, at least as often
         hyp_len = ref_lens[refs.index(output)]
         total = _totals(hyp_len)
@@ -114,7 +115,8 @@ def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
         ids = np.fromiter(map(vocab.get, tokens, repeat(0)), np.int64, hyp_len)
         correct = packed_matches(ids, ref_ngrams, MAX_ORDER)
     else:
-        correct = clipped_matches(word_ngram_counts(tokens), ref_counts)
+        tokens = list(map(canon.get, tokens, tokens))
+        correct = clipped_matches(word_ngram_counts(tokens), ref_counts, hyp_len)
     return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *_totals(hyp_len)]
 
 

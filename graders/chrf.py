@@ -83,12 +83,12 @@ def compute_chrf(stats: Sequence[int]) -> CHRFResult:
 PACK_FROM = 64
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def _ref_counts(text: str) -> list[dict]:
     return char_ngram_counts(text, CHAR_ORDER)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=128)
 def _ref_packed(text: str) -> tuple[Alphabet, Packed] | None:
     """The reference's alphabet and packed n-grams; None when the alphabet is too large."""
     codes = code_points(text)
@@ -125,7 +125,7 @@ class _Hypothesis:
                 return packed_matches(alphabet.number(self._codes), ngrams, CHAR_ORDER)
         if self._counts is None:
             self._counts = char_ngram_counts(self.text, CHAR_ORDER)
-        return clipped_matches(self._counts, _ref_counts(ref))
+        return clipped_matches(self._counts, _ref_counts(ref), len(self.text))
 
 
 def _statistics(hyp: _Hypothesis, ref: str) -> list[int]:

@@ -54,20 +54,25 @@ def char_ngram_counts(text: str, max_order: int) -> list[dict]:
     return counts
 
 
-def clipped_matches(hyp: Sequence[dict], ref: Sequence[dict]) -> list[int]:
+def clipped_matches(hyp: Sequence[dict], ref: Sequence[dict], length: int) -> list[int]:
     """Per order, the sum over the hypothesis n-grams of min(hypothesis count, reference count).
 
-    An order without a match leaves none for the orders above it (an n-gram's prefix is a
-    lower-order n-gram), so those are not looked at.
+    ``hyp`` counts the n-grams of a sequence of ``length`` symbols. Where each of them
+    occurs once, the sum is how many are in the reference (counted in C). An order without
+    a match leaves none for the orders above it (an n-gram's prefix is a lower-order
+    n-gram), so those are not looked at.
     """
     matches = []
-    for h, r in zip(hyp, ref):
-        m = 0
-        get = r.get
-        for gram, c in h.items():
-            n = get(gram)
-            if n:
-                m += c if c < n else n
+    for n, (h, r) in enumerate(zip(hyp, ref)):
+        if len(h) == length - n:
+            m = sum(map(r.__contains__, h))
+        else:
+            m = 0
+            get = r.get
+            for gram, c in h.items():
+                k = get(gram)
+                if k:
+                    m += c if c < k else k
         matches.append(m)
         if not m:
             break

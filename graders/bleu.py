@@ -20,8 +20,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .ngrams import Packed, clipped_matches, max_counts, pack, pack_max, packable, packed_matches, word_ngram_counts
-from .registry import THRESHOLD, as_refs, register
+from .ngrams import corpus_statistics, Packed, clipped_matches, max_counts, pack, pack_max, packable, packed_matches, word_ngram_counts
+from .registry import THRESHOLD, register
 from .result import Grade, continuous
 from .tokenizer_13a import tokens_13a
 
@@ -169,15 +169,7 @@ def corpus_bleu(outputs: Sequence[str], references: Sequence[str | Sequence[str]
     the transposed references, shorter rows padded with ``None`` (sacrebleu drops a
     ``None`` reference; an empty string is a reference of length 0). No effective order.
     """
-    if len(outputs) != len(references):
-        raise ValueError(f"corpus_bleu: {len(outputs)} outputs but {len(references)} rows of references")
-    stats = [0] * N_STATS
-    for i, (output, row) in enumerate(zip(outputs, references)):
-        refs = as_refs(row)
-        if not refs:
-            raise ValueError(f"corpus_bleu: row {i} has no reference")
-        for k, v in enumerate(segment_statistics(refs, output)):
-            stats[k] += v
+    stats = corpus_statistics("corpus_bleu", outputs, references, segment_statistics, N_STATS)
     return compute_bleu(stats, effective_order=False).score
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import NamedTuple, Sequence
 
 from .ngrams import (
+    corpus_statistics,
     Alphabet,
     Packed,
     char_ngram_counts,
@@ -26,7 +27,7 @@ from .ngrams import (
     packable,
     packed_matches,
 )
-from .registry import THRESHOLD, as_refs, register
+from .registry import THRESHOLD, register
 from .result import Grade, continuous
 
 CHAR_ORDER = 6
@@ -164,15 +165,7 @@ def corpus_chrf(outputs: Sequence[str], references: Sequence[str | Sequence[str]
     Equals ``sacrebleu.corpus_chrf(outputs, streams).score / 100`` where the streams are
     the transposed references, shorter rows padded with ``None``.
     """
-    if len(outputs) != len(references):
-        raise ValueError(f"corpus_chrf: {len(outputs)} outputs but {len(references)} rows of references")
-    stats = [0] * N_STATS
-    for i, (output, row) in enumerate(zip(outputs, references)):
-        refs = as_refs(row)
-        if not refs:
-            raise ValueError(f"corpus_chrf: row {i} has no reference")
-        for k, v in enumerate(segment_statistics(refs, output)):
-            stats[k] += v
+    stats = corpus_statistics("corpus_chrf", outputs, references, segment_statistics, N_STATS)
     return compute_chrf(stats).score
 
 

@@ -180,3 +180,26 @@ class Alphabet(NamedTuple):
 def code_points(text: str) -> np.ndarray:
     """The code points of ``text`` (lone surrogates included) as a uint32 array."""
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def corpus_statistics(
+    name: str,
+    outputs: Sequence[str],
+    references: Sequence,
+    segment_statistics,
+    n_stats: int,
+) -> list[int]:
+    """Per-row sufficient statistics summed over a corpus: the one loop corpus BLEU and
+    corpus chrF share. ``references[i]`` is row ``i``'s reference or list of references."""
+    from .registry import as_refs
+
+    if len(outputs) != len(references):
+        raise ValueError(f"{name}: {len(outputs)} outputs but {len(references)} rows of references")
+    stats = [0] * n_stats
+    for i, (output, row) in enumerate(zip(outputs, references)):
+        refs = as_refs(row)
+        if not refs:
+            raise ValueError(f"{name}: row {i} has no reference")
+        for k, v in enumerate(segment_statistics(refs, output)):
+            stats[k] += v
+    return stats

@@ -92,6 +92,15 @@ def _settle(page, timeout: float = 60.0) -> None:
     page.wait_for_timeout(300)
 
 
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def _launch(p):
+    """Debian's Chromium, headless, with no background network traffic."""
+    return p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
 def _shot(page, name: str) -> None:
     """A screenshot of the whole page: Streamlit scrolls inside stMain, so grow the viewport."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -150,11 +159,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
         w.writerows(ROWS)
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )
+        browser = _launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
             page.goto(server, wait_until="domcontentloaded")
@@ -265,11 +270,7 @@ def test_stop_scoring_in_a_real_browser(server, tmp_path):
             w.writerow([f"c{i}", f"the refund for order {i} is approved", f"The refund for order {i} was approved."])
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"],
-        )
+        browser = _launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(server, wait_until="domcontentloaded")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from itertools import chain, repeat
+from itertools import chain, count, repeat
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -72,8 +72,8 @@ PACK_FROM = 400
 def _reference_packed(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], Packed] | None:
     """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams."""
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(chain.from_iterable(token_lists)), 1)}
-    base = len(vocab) + 1
+    vocab = dict(zip(dict.fromkeys(chain.from_iterable(token_lists)), count(1)))
+    base = len(vocab) + 2
     if not packable(base, MAX_ORDER):
         return None
     packs = [pack(np.fromiter(map(vocab.__getitem__, t), np.int64, len(t)), base, MAX_ORDER) for t in token_lists]
@@ -112,7 +112,7 @@ def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
     tokens = tokens_13a(output.rstrip())
     hyp_len = len(tokens)
     if packed is not None:
-        ids = np.fromiter(map(vocab.get, tokens, repeat(0)), np.int64, hyp_len)
+        ids = np.fromiter(map(vocab.get, tokens, repeat(ref_ngrams.base - 1)), np.int64, hyp_len)
         correct = packed_matches(ids, ref_ngrams, MAX_ORDER)
     else:
         tokens = list(map(canon.get, tokens, tokens))

@@ -31,9 +31,9 @@ _DASH_AFTER_DIGIT = re.compile(r"-(?<=[0-9]-)")  # step 4
 # Steps 2 and 3 for a lone "." or "," (no mark beside it): it stays in its token only
 # between two digits.
 _LONE_MARK = re.compile(r"([.,])(?<![.,][.,])(?![.,])(?:(?![0-9])|(?<![0-9][.,]))")
-# Steps 2 and 3 for a run of marks, with its digit neighbours.
-_MARK_RUN = re.compile(r"([0-9]?)([.,]{2,})(?=([0-9]?))")
-_HAS_RUN = re.compile(r"[.,][.,]")
+# Steps 2 and 3 for a run of marks.
+_MARK_RUN = re.compile(r"[.,]{2,}")
+_DIGITS = frozenset("0123456789")
 
 
 def _split_run(m: re.Match) -> str:
@@ -43,9 +43,12 @@ def _split_run(m: re.Match) -> str:
     ``(P1, P2), (P3, P4), ...`` (``X`` a digit), so every mark becomes a token, except
     that ``Pk`` stays on a following digit when the pairing leaves it unpaired.
     """
-    before, run, after_digit = m[1], m[2], bool(m[3])
-    join_right = after_digit and (bool(before) != (len(run) % 2 == 0))
-    return f"{before} {' '.join(run)}{'' if join_right else ' '}"
+    text, start, end = m.string, m.start(), m.end()
+    run = m[0]
+    before_digit = start > 0 and text[start - 1] in _DIGITS
+    after_digit = end < len(text) and text[end] in _DIGITS
+    join_right = after_digit and before_digit != (len(run) % 2 == 0)
+    return f" {' '.join(run)}{'' if join_right else ' '}"
 
 
 def _unescape(line: str) -> str:
@@ -65,7 +68,7 @@ def tokens_13a(line: str) -> list[str]:
         line = _DASH_AFTER_DIGIT.sub(" - ", line)
     if "." in line or "," in line:
         line = " ".join(_LONE_MARK.split(line))
-        if _HAS_RUN.search(line):
+        if ".." in line or ".," in line or ",." in line or ",," in line:  # faster than a regex scan
             line = _MARK_RUN.sub(_split_run, line)
     return line.split()
 

@@ -179,10 +179,17 @@ def explain(r: BLEUResult, sig: str) -> str:
     elif not any(r.correct):
         why = "no output word matches a reference"
     else:
-        why = "n-gram precisions %.3f/%.3f/%.3f/%.3f" % r.precisions
-    return (
-        f"BLEU {r.score:.4f}: {why}; brevity penalty {r.brevity_penalty:.3f} "
-        f"(output {r.hyp_len} tokens, closest reference {r.ref_len}). Settings {sig}."
+        why = "n-gram matches %d/%d, %d/%d, %d/%d, %d/%d (precisions %.3f/%.3f/%.3f/%.3f, exp-smoothed)" % (
+            *chain.from_iterable(zip(r.correct, r.total)),
+            *r.precisions,
+        )
+    return "BLEU %.4f: %s; brevity penalty %.3f (output %d tokens, closest reference %d). Settings %s." % (
+        r.score,
+        why,
+        r.brevity_penalty,
+        r.hyp_len,
+        r.ref_len,
+        sig,
     )
 
 
@@ -194,7 +201,7 @@ def explain(r: BLEUResult, sig: str) -> str:
     summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
 )
 def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    r = sentence_bleu(refs, output)
+    r = compute_bleu(segment_statistics(refs, output), effective_order=True)
     sig = signature(len(refs), True)
     return continuous(
         r.score,

@@ -94,11 +94,10 @@ def max_counts(counters: Sequence[dict]) -> dict:
 
 # Packed n-grams, for long texts, where building and hashing one Python object per
 # n-gram is most of the work: numpy arrays of integer keys. The reference's symbols
-# (characters, or tokens) are numbered 1..base-1, a symbol it lacks is 0, and an n-gram's
-# key is its symbol numbers in that base, shifted left three bits to hold the order. A
-# key with a 0 matches nothing. Keys are exact, so the counts equal the dict counts.
-_ORDER_BITS = 3
-_ORDER_MASK = 2**_ORDER_BITS - 1
+# (characters, or tokens) are numbered 1..base-2 and any other symbol base-1; an
+# n-gram's key is its symbol numbers as digits in that base. No digit is 0, so the keys
+# of order n lie in [base**(n-1), base**n), and a key holding the digit base-1 matches
+# nothing. Keys are exact, so the counts equal the dict counts.
 
 
 class Packed(NamedTuple):
@@ -110,23 +109,34 @@ class Packed(NamedTuple):
 
 
 def packable(base: int, max_order: int) -> bool:
-    """Whether keys of ``max_order`` symbols in ``base`` fit int64 beside the order bits."""
-    return base**max_order <= 2 ** (63 - _ORDER_BITS)
+    """Whether keys of ``max_order`` digits in ``base`` fit in int64."""
+    return base**max_order < 2**63
 
 
 def _keys(ids: np.ndarray, base: int, max_order: int) -> np.ndarray:
-    parts = [ids << _ORDER_BITS]
+    parts = [ids]
     k = ids
     for n in range(1, max_order):
         k = k[:-1] * base + ids[n:]
-        parts.append((k << _ORDER_BITS) | n)
+        parts.append(k)
     return np.concatenate(parts)
 
 
+def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct keys and their counts (``np.unique`` without its generality)."""
+    keys = np.sort(keys)
+    if not len(keys):
+        return keys, keys
+    first = np.empty(len(keys), dtype=bool)
+    first[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(starts, append=len(keys))
+
+
 def pack(ids: np.ndarray, base: int, max_order: int) -> Packed:
-    """The packed n-grams of a reference given as symbol numbers (int64, 1..base-1)."""
-    keys, counts = np.unique(_keys(ids, base, max_order), return_counts=True)
-    return Packed(base, keys, counts)
+    """The packed n-grams of a reference given as symbol numbers (int64, 1..base-2)."""
+    return Packed(base, *_counted(_keys(ids, base, max_order)))
 
 
 def pack_max(packs: Sequence[Packed]) -> Packed:
@@ -145,13 +155,14 @@ def packed_matches(ids: np.ndarray, ref: Packed, max_order: int) -> list[int]:
     """Clipped matches per order between hypothesis symbol numbers and a packed reference."""
     if not len(ids) or not len(ref.keys):
         return [0] * max_order
-    keys, counts = np.unique(_keys(ids, ref.base, max_order), return_counts=True)
+    keys, counts = _counted(_keys(ids, ref.base, max_order))
     at = np.searchsorted(ref.keys, keys)
     np.minimum(at, len(ref.keys) - 1, out=at)
     hit = ref.keys[at] == keys
     clipped = np.minimum(counts[hit], ref.counts[at[hit]])
-    per_order = np.bincount(keys[hit] & _ORDER_MASK, weights=clipped, minlength=max_order)
-    return [int(m) for m in per_order]
+    bounds = ref.base ** np.arange(1, max_order, dtype=np.int64)
+    order = np.searchsorted(bounds, keys[hit], side="right")
+    return [int(m) for m in np.bincount(order, weights=clipped, minlength=max_order)]
 
 
 class Alphabet(NamedTuple):
@@ -165,16 +176,16 @@ class Alphabet(NamedTuple):
 
     @property
     def base(self) -> int:
-        return len(self.symbols) + 1
+        return len(self.symbols) + 2
 
     def number(self, codes: np.ndarray) -> np.ndarray:
-        """Symbol numbers of ``codes``: 1..base-1, or 0 for a code point not in the alphabet."""
+        """Symbol numbers of ``codes``: 1..base-2, or base-1 for a code point not in the alphabet."""
         symbols = self.symbols
         if not len(symbols):
-            return np.zeros(len(codes), dtype=np.int64)
+            return np.ones(len(codes), dtype=np.int64)
         pos = np.searchsorted(symbols, codes)
         np.minimum(pos, len(symbols) - 1, out=pos)
-        return np.where(symbols[pos] == codes, pos + 1, 0).astype(np.int64)
+        return np.where(symbols[pos] == codes, pos + 1, len(symbols) + 1).astype(np.int64)
 
 
 def code_points(text: str) -> np.ndarray:

@@ -20,12 +20,23 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .ngrams import corpus_statistics, Packed, clipped_matches, max_counts, pack, pack_max, packable, packed_matches, word_ngram_counts
+from .ngrams import (
+    Counts,
+    Packed,
+    clipped_matches,
+    corpus_statistics,
+    max_counts,
+    pack,
+    pack_max,
+    packable,
+    packed_matches,
+    word_ngrams,
+)
 from .registry import THRESHOLD, register
 from .result import Grade, continuous
 from .tokenizer_13a import tokens_13a
 
-MAX_ORDER = 4  # word_ngram_counts counts orders 1-4
+MAX_ORDER = 4  # word_ngrams gives orders 1-4
 # Statistics layout (sacrebleu's): [hyp_len, ref_len, correct_1..4, total_1..4].
 N_STATS = 2 + 2 * MAX_ORDER
 
@@ -47,9 +58,9 @@ class BLEUResult(NamedTuple):
 
 
 @lru_cache(maxsize=128)
-def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, str], list[dict]]:
-    """The references' lengths, their tokens (each to itself) and their n-gram counts,
-    the maximum over references.
+def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, str], Counts]:
+    """The references' lengths, their tokens (each to itself) and their n-gram counts as
+    dicts, the maximum over references.
 
     Output tokens are swapped for the reference's equal token objects, so comparing
     n-grams finds the same objects instead of comparing characters.
@@ -57,10 +68,12 @@ def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, s
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
     every = list(chain.from_iterable(token_lists))
     canon = dict(zip(every, every))
-    counts = [word_ngram_counts(tokens) for tokens in token_lists]
-    if len(counts) > 1:
-        counts = [[max_counts([c[n] for c in counts]) for n in range(MAX_ORDER)]]
-    return tuple(map(len, token_lists)), canon, counts[0]
+    if len(refs) == 1:
+        counts = Counts.of(word_ngrams(token_lists[0]))
+    else:
+        each = [Counts.of(word_ngrams(tokens)).counts for tokens in token_lists]
+        counts = Counts.of_dicts([max_counts([c[n] for c in each]) for n in range(MAX_ORDER)])
+    return tuple(map(len, token_lists)), canon, counts
 
 
 # From this many characters in the output or a reference on, packed n-grams (numpy)
@@ -116,7 +129,7 @@ def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
         correct = packed_matches(ids, ref_ngrams, MAX_ORDER)
     else:
         tokens = list(map(canon.get, tokens, tokens))
-        correct = clipped_matches(word_ngram_counts(tokens), ref_counts, hyp_len)
+        correct = clipped_matches(word_ngrams(tokens), ref_counts, hyp_len)
     return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *_totals(hyp_len)]
 
 
@@ -177,13 +190,15 @@ def explain(r: BLEUResult, sig: str) -> str:
     if r.hyp_len == 0:
         why = "the output has no tokens"
     elif not any(r.correct):
-        why = "no output word matches a reference"
+        why = "no output token matches a reference"
     else:
-        why = "n-gram matches %d/%d, %d/%d, %d/%d, %d/%d (precisions %.3f/%.3f/%.3f/%.3f, exp-smoothed)" % (
-            *chain.from_iterable(zip(r.correct, r.total)),
-            *r.precisions,
+        k = min(r.hyp_len, MAX_ORDER)  # the orders the output has
+        why = "n-gram matches %s, precisions %s%s" % (
+            ", ".join(["%d/%d" % m for m in zip(r.correct[:k], r.total[:k])]),
+            "/".join(["%.3f" % p for p in r.precisions[:k]]),
+            " (exp-smoothed where 0 matched)" if 0 in r.correct[:k] else "",
         )
-    return "BLEU %.4f: %s; brevity penalty %.3f (output %d tokens, closest reference %d). Settings %s." % (
+    return "BLEU %.4f: %s; brevity penalty %.3f (tokens: output %d, closest reference %d). Settings %s." % (
         r.score,
         why,
         r.brevity_penalty,

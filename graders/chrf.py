@@ -17,12 +17,13 @@ from functools import lru_cache
 from typing import NamedTuple, Sequence
 
 from .ngrams import (
-    corpus_statistics,
     Alphabet,
+    Counts,
     Packed,
-    char_ngram_counts,
+    char_ngrams,
     clipped_matches,
     code_points,
+    corpus_statistics,
     pack,
     packable,
     packed_matches,
@@ -36,6 +37,7 @@ BETA = 2
 N_STATS = 3 * CHAR_ORDER
 
 
+@lru_cache(maxsize=None)
 def signature(nrefs: int | str) -> str:
     return f"chrf|nrefs:{nrefs}|case:mixed|eff:yes|nc:{CHAR_ORDER}|nw:0|space:no|beta:{BETA}"
 
@@ -85,8 +87,8 @@ PACK_FROM = 64
 
 
 @lru_cache(maxsize=128)
-def _ref_counts(text: str) -> list[dict]:
-    return char_ngram_counts(text, CHAR_ORDER)
+def _ref_counts(text: str) -> Counts:
+    return Counts.of(char_ngrams(text, CHAR_ORDER))
 
 
 @lru_cache(maxsize=128)
@@ -107,11 +109,11 @@ def clear_caches() -> None:
 class _Hypothesis:
     """The output with whitespace removed, its n-grams built once in the form a reference needs."""
 
-    __slots__ = ("text", "_counts", "_codes")
+    __slots__ = ("text", "_grams", "_codes")
 
     def __init__(self, output: str) -> None:
         self.text = "".join(output.split())
-        self._counts: list[dict] | None = None
+        self._grams: list | None = None
         self._codes = None
 
     def matches(self, ref: str) -> list[int]:
@@ -124,9 +126,9 @@ class _Hypothesis:
                     self._codes = code_points(self.text)
                 alphabet, ngrams = packed
                 return packed_matches(alphabet.number(self._codes), ngrams, CHAR_ORDER)
-        if self._counts is None:
-            self._counts = char_ngram_counts(self.text, CHAR_ORDER)
-        return clipped_matches(self._counts, _ref_counts(ref), len(self.text))
+        if self._grams is None:
+            self._grams = char_ngrams(self.text, CHAR_ORDER)
+        return clipped_matches(self._grams, _ref_counts(ref), len(self.text))
 
 
 def _statistics(hyp: _Hypothesis, ref: str) -> list[int]:
@@ -140,18 +142,24 @@ def _statistics(hyp: _Hypothesis, ref: str) -> list[int]:
     return stats
 
 
-def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
-    """One row's statistics against its best reference (highest F; the first on a tie)."""
+def best_statistics(refs: tuple[str, ...], output: str) -> tuple[list[int], int]:
+    """A row's statistics against its best reference (highest F; the first on a tie), and
+    that reference's index."""
     hyp = _Hypothesis(output)
     if len(refs) == 1:
-        return _statistics(hyp, "".join(refs[0].split()))
-    best, best_score = [], -1.0
-    for ref in refs:
+        return _statistics(hyp, "".join(refs[0].split())), 0
+    best, best_index, best_score = [], 0, -1.0
+    for i, ref in enumerate(refs):
         stats = _statistics(hyp, "".join(ref.split()))
         score = _f_percent(stats)[0]
         if score > best_score:
-            best, best_score = stats, score
-    return best
+            best, best_index, best_score = stats, i, score
+    return best, best_index
+
+
+def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
+    """One row's statistics: [hyp_count, ref_count, matches] per order, best reference."""
+    return best_statistics(refs, output)[0]
 
 
 def sentence_chrf(refs: tuple[str, ...], output: str) -> CHRFResult:
@@ -169,12 +177,19 @@ def corpus_chrf(outputs: Sequence[str], references: Sequence[str | Sequence[str]
     return compute_chrf(stats).score
 
 
-def explain(r: CHRFResult, sig: str) -> str:
-    if r.orders == 0:
-        why = "the output or the reference has no characters besides whitespace"
+def explain(r: CHRFResult, sig: str, best: str = "") -> str:
+    if r.orders:
+        why = "character n-gram precision %.3f, recall %.3f, averaged over %d orders%s" % (
+            r.precision,
+            r.recall,
+            r.orders,
+            best,
+        )
+    elif not r.stats[1]:
+        why = "the reference has no characters besides whitespace"
     else:
-        why = f"character precision {r.precision:.3f}, recall {r.recall:.3f} over {r.orders} n-gram orders"
-    return f"chrF {r.score:.4f}: {why}. Settings {sig}."
+        why = "the output has no characters besides whitespace"
+    return "chrF %.4f: %s. Settings %s." % (r.score, why, sig)
 
 
 @register(
@@ -185,15 +200,18 @@ def explain(r: CHRFResult, sig: str) -> str:
     summary="character n-gram F-score (orders 1-6, beta 2) as sacrebleu computes it",
 )
 def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    r = sentence_chrf(refs, output)
+    stats, index = best_statistics(refs, output)
+    r = compute_chrf(stats)
     sig = signature(len(refs))
+    best = f", against reference {index + 1} of {len(refs)} (the best)" if len(refs) > 1 else ""
     return continuous(
         r.score,
         threshold,
-        explain(r, sig),
+        explain(r, sig, best),
         signature=sig,
         precision=r.precision,
         recall=r.recall,
         effective_orders=r.orders,
+        best_reference=index,
         stats=r.stats,
     )

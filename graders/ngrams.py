@@ -23,60 +23,65 @@ def count(items: Iterable) -> dict:
     return counts
 
 
-def word_ngram_counts(tokens: Sequence[str]) -> list[dict]:
-    """Counts of the word n-grams of orders 1-4 (BLEU-4): tokens, then token tuples.
-
-    Written out per order: a loop with ``zip(*...)`` costs a short sentence half again.
-    """
+def word_ngrams(tokens: Sequence[str]) -> list[Iterable]:
+    """The word n-grams of orders 1-4 (BLEU-4), as iterators: tokens, then token tuples."""
     t1, t2, t3 = tokens[1:], tokens[2:], tokens[3:]
-    c1: dict = {}
-    c2: dict = {}
-    c3: dict = {}
-    c4: dict = {}
-    _count_elements(c1, tokens)
-    _count_elements(c2, zip(tokens, t1))
-    _count_elements(c3, zip(tokens, t1, t2))
-    _count_elements(c4, zip(tokens, t1, t2, t3))
-    return [c1, c2, c3, c4]
+    return [tokens, zip(tokens, t1), zip(tokens, t1, t2), zip(tokens, t1, t2, t3)]
 
 
-def char_ngram_counts(text: str, max_order: int) -> list[dict]:
-    """Counts of the character n-grams of orders 1..``max_order`` of ``text``."""
-    counts = [count(text)]
-    grams: Sequence[str] = text
-    for n in range(1, max_order):
-        if n < len(text):
-            # The (n+1)-gram at i is the character at i followed by the n-gram at i + 1.
-            grams = list(map(add, text, grams[1:]))
-            counts.append(count(grams))
-        else:
-            counts.append({})
-    return counts
+def char_ngrams(text: str, max_order: int) -> list[Sequence[str]]:
+    """The character n-grams of orders 1..``max_order`` of ``text``, as sequences."""
+    grams: list[Sequence[str]] = [text]
+    for _ in range(1, max_order):
+        # The (n+1)-gram at i is the character at i followed by the n-gram at i + 1.
+        grams.append(list(map(add, text, grams[-1][1:])))
+    return grams
 
 
-def clipped_matches(hyp: Sequence[dict], ref: Sequence[dict], length: int) -> list[int]:
+class Counts(NamedTuple):
+    """A reference's n-gram counts per order, and whether each of its n-grams of that
+    order occurs once."""
+
+    counts: list[dict]
+    once: list[bool]
+
+    @classmethod
+    def of(cls, grams: Iterable[Iterable]) -> Counts:
+        return cls.of_dicts([count(g) for g in grams])
+
+    @classmethod
+    def of_dicts(cls, counts: list[dict]) -> Counts:
+        return cls(counts, [len(c) == sum(c.values()) for c in counts])
+
+
+def clipped_matches(hyp: Sequence[Iterable], ref: Counts, length: int) -> list[int]:
     """Per order, the sum over the hypothesis n-grams of min(hypothesis count, reference count).
 
-    ``hyp`` counts the n-grams of a sequence of ``length`` symbols. Where each of them
-    occurs once, the sum is how many are in the reference (counted in C). An order without
-    a match leaves none for the orders above it (an n-gram's prefix is a lower-order
-    n-gram), so those are not looked at.
+    ``hyp`` holds the n-grams of a sequence of ``length`` symbols, per order. Where each
+    reference n-gram occurs once, the sum is the number of distinct hypothesis n-grams in
+    the reference, and where each hypothesis n-gram does, the number of them in the
+    reference: both counted in C. An order without a match leaves none for the orders
+    above it (an n-gram's prefix is a lower-order n-gram), so those are not looked at.
     """
     matches = []
-    for n, (h, r) in enumerate(zip(hyp, ref)):
-        if len(h) == length - n:
-            m = sum(map(r.__contains__, h))
+    for n, (grams, r, once) in enumerate(zip(hyp, ref.counts, ref.once)):
+        if once:
+            m = len(set(filter(r.__contains__, grams)))
         else:
-            m = 0
-            get = r.get
-            for gram, c in h.items():
-                k = get(gram)
-                if k:
-                    m += c if c < k else k
+            h = count(grams)
+            if len(h) == length - n:
+                m = sum(map(r.__contains__, h))
+            else:
+                m = 0
+                get = r.get
+                for gram, c in h.items():
+                    k = get(gram)
+                    if k:
+                        m += c if c < k else k
         matches.append(m)
         if not m:
             break
-    return matches + [0] * (len(hyp) - len(matches))
+    return matches + [0] * (len(ref.counts) - len(matches))
 
 
 def max_counts(counters: Sequence[dict]) -> dict:
@@ -145,6 +150,8 @@ def pack_max(packs: Sequence[Packed]) -> Packed:
         return packs[0]
     keys = np.concatenate([p.keys for p in packs])
     counts = np.concatenate([p.counts for p in packs])
+    if not len(keys):
+        return Packed(packs[0].base, keys, counts)
     order = np.lexsort((counts, keys))  # by key, then count: a key's last is its maximum
     keys, counts = keys[order], counts[order]
     last = np.append(keys[1:] != keys[:-1], True)

@@ -141,8 +141,19 @@ def _check(condition: bool) -> None:
 
 def _select(page, key: str, option: str) -> None:
     """Pick ``option`` in a select box: its Open button lists every option (typing would filter)."""
-    page.locator(f".st-key-{key}[data-stale='false'] button[aria-label='Open']").first.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    opener = page.locator(f".st-key-{key}[data-stale='false'] button[aria-label='Open']").first
+    choice = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(5):  # a rerun or an opening expander can close the list again
+        opener.click()
+        try:
+            choice.wait_for(state="visible", timeout=5_000)
+            choice.click(timeout=5_000)
+            break
+        except Exception:
+            if attempt == 4:
+                raise
+            page.keyboard.press("Escape")
+            _settle(page)
     _settle(page)
 
 
@@ -180,6 +191,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
 
             # Change the mapping: no second model.
             page.get_by_text("Column mapping").click()
+            _settle(page)
             _select(page, "gb_w_score_map_output_b", "— none —")
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
 

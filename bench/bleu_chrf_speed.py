@@ -4,12 +4,15 @@
 
 Timing is CPU time over blocks of pairs, alternating ours and sacrebleu (which goes first
 flips per block) and keeping each side's best of three runs per block, so other load on
-the machine and its drift slow neither side more. Our reference caches are cleared before
-each of our runs: every reference is new to us, as it is to sacrebleu.
+the machine and its drift slow neither side more. The garbage collector stays on, but
+runs to completion before each timed run, so neither side's collections land in the
+other's time. Our reference caches are cleared before each of our runs: every
+reference is new to us, as it is to sacrebleu.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -45,6 +48,7 @@ def _interleaved(
                 if side == 0:
                     clear()  # every reference is new to us, as to sacrebleu
                 fn = ours if side == 0 else theirs
+                gc.collect()  # each side's run pays for its own garbage, not the other's
                 t0 = clock()
                 for p in block:
                     fn(p)

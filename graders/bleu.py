@@ -8,7 +8,11 @@ uses the effective order (orders the output is too short to have are left out);
 corpus BLEU does not. Either is 0 when no n-gram of any order matches.
 
 Sentence and corpus figures are one ``compute_bleu`` over sufficient statistics: a
-sentence's own, or their sum over the corpus.
+sentence's own, or their sum over the corpus. The statistics come one of two ways, to the
+same integers: sets and dicts of token tuples, or numpy-packed n-gram keys once the
+output or a reference reaches ``PACK_FROM`` characters. Either way a reference's side is
+cached (32 reference tuples: enough for the outputs compared on a row and its repeats, and
+few enough that the garbage collector seldom has to walk the cached n-grams).
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ from .ngrams import (
     Packed,
     clipped_matches,
     corpus_statistics,
-    max_counts,
     pack,
     pack_max,
     packable,
@@ -48,6 +51,8 @@ def signature(nrefs: int | str, effective_order: bool) -> str:
 
 
 class BLEUResult(NamedTuple):
+    """A BLEU figure and the numbers behind it (sacrebleu's ``BLEUScore``, scaled to [0, 1])."""
+
     score: float  # in [0, 1]
     precisions: tuple[float, ...]  # smoothed, in [0, 1]
     brevity_penalty: float
@@ -57,23 +62,21 @@ class BLEUResult(NamedTuple):
     total: tuple[int, ...]
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=32)
 def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, str], Counts]:
-    """The references' lengths, their tokens (each to itself) and their n-gram counts as
-    dicts, the maximum over references.
+    """The references' lengths, their tokens (each to itself) and their n-gram counts,
+    the maximum over references.
 
     Output tokens are swapped for the reference's equal token objects, so comparing
     n-grams finds the same objects instead of comparing characters.
     """
+    if len(refs) == 1:
+        tokens = tokens_13a(refs[0].rstrip())
+        return (len(tokens),), dict(zip(tokens, tokens)), Counts.of_words(tokens)
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
     every = list(chain.from_iterable(token_lists))
-    canon = dict(zip(every, every))
-    if len(refs) == 1:
-        counts = Counts.of(word_ngrams(token_lists[0]))
-    else:
-        each = [Counts.of(word_ngrams(tokens)).counts for tokens in token_lists]
-        counts = Counts.of_dicts([max_counts([c[n] for c in each]) for n in range(MAX_ORDER)])
-    return tuple(map(len, token_lists)), canon, counts
+    each = [Counts.of_words(tokens) for tokens in token_lists]
+    return tuple(map(len, token_lists)), dict(zip(every, every)), Counts.merged(each)
 
 
 # From this many characters in the output or a reference on, packed n-grams (numpy)
@@ -81,7 +84,7 @@ def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, s
 PACK_FROM = 400
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=32)
 def _reference_packed(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], Packed] | None:
     """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams."""
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
@@ -193,10 +196,9 @@ def explain(r: BLEUResult, sig: str) -> str:
         why = "no output token matches a reference"
     else:
         k = min(r.hyp_len, MAX_ORDER)  # the orders the output has
-        why = "n-gram matches %s, precisions %s%s" % (
+        why = "n-gram precisions %s%s" % (
             ", ".join(["%d/%d" % m for m in zip(r.correct[:k], r.total[:k])]),
-            "/".join(["%.3f" % p for p in r.precisions[:k]]),
-            " (exp-smoothed where 0 matched)" if 0 in r.correct[:k] else "",
+            " (an order with no match is exp-smoothed)" if 0 in r.correct[:k] else "",
         )
     return "BLEU %.4f: %s; brevity penalty %.3f (tokens: output %d, closest reference %d). Settings %s." % (
         r.score,

@@ -8,7 +8,9 @@ F-beta. With several references, a row takes the statistics of the reference wit
 best F score (the first on a tie). An empty side scores 0.
 
 Sentence and corpus figures are one ``compute_chrf`` over per-order statistics: a row's
-own, or their sum over the corpus.
+own, or their sum over the corpus. Matches come from sets and dicts of n-gram strings,
+or from numpy-packed keys once either side has ``PACK_FROM`` characters (the same
+integers); a reference's side is cached (32 references each way).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def signature(nrefs: int | str) -> str:
 
 
 class CHRFResult(NamedTuple):
+    """A chrF figure and the statistics behind it (scaled to [0, 1])."""
+
     score: float  # in [0, 1]
     precision: float  # averaged over the effective orders
     recall: float
@@ -86,12 +90,13 @@ def compute_chrf(stats: Sequence[int]) -> CHRFResult:
 PACK_FROM = 64
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=32)
 def _ref_counts(text: str) -> Counts:
-    return Counts.of(char_ngrams(text, CHAR_ORDER))
+    grams = char_ngrams(text, CHAR_ORDER)
+    return Counts.of(lambda: grams, len(text))
 
 
-@lru_cache(maxsize=128)
+@lru_cache(maxsize=32)
 def _ref_packed(text: str) -> tuple[Alphabet, Packed] | None:
     """The reference's alphabet and packed n-grams; None when the alphabet is too large."""
     codes = code_points(text)

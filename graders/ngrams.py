@@ -1,23 +1,25 @@
-"""N-gram counts and clipped matches shared by BLEU and chrF.
+"""N-gram statistics shared by BLEU and chrF: a reference's n-grams per order, a
+hypothesis's clipped matches against them, and a packed numpy form for long texts.
 
-Counts are plain dicts, one per order, filled by ``Counter``'s C counting loop
-(``collections._count_elements``) over ``zip`` or ``map`` iterators. Building a
-``Counter`` goes through a Python-level ``__init__`` and a ``Mapping`` check that cost
-more than counting a short sentence; the counts are the same. Long texts can use packed
-n-grams instead (numpy integer keys, below): the same counts without a Python object
-per n-gram.
+A reference order whose n-grams each occur once is kept as a set (cheaper to build than
+counts, and all that matching needs); any other as a dict of counts, filled by
+``Counter``'s C counting loop (``collections._count_elements``): ``Counter``'s own
+``__init__`` costs more than counting a short sentence. Matching runs in C wherever an
+order's n-grams are distinct on one side. Long texts use packed n-grams instead (numpy
+integer keys, below): the same counts without a Python object per n-gram.
 """
 
 from __future__ import annotations
 
 from collections import _count_elements  # type: ignore[attr-defined]
 from operator import add
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
 
-def count(items: Iterable) -> dict:
+def tally(items: Iterable) -> dict:
+    """How often each item occurs (``Counter(items)`` as a plain dict)."""
     counts: dict = {}
     _count_elements(counts, items)
     return counts
@@ -39,36 +41,91 @@ def char_ngrams(text: str, max_order: int) -> list[Sequence[str]]:
 
 
 class Counts(NamedTuple):
-    """A reference's n-gram counts per order, and whether each of its n-grams of that
-    order occurs once."""
+    """A reference's n-grams per order: a set where each occurs once (``once``), else a
+    dict of counts. A set is cheaper to build, and all that matching needs there."""
 
-    counts: list[dict]
+    counts: list[set | dict]
     once: list[bool]
 
     @classmethod
-    def of(cls, grams: Iterable[Iterable]) -> Counts:
-        return cls.of_dicts([count(g) for g in grams])
+    def of(cls, make: Callable[[], Sequence[Iterable]], length: int) -> Counts:
+        """The counts of a sequence of ``length`` symbols; ``make()`` gives its n-grams per
+        order (called again for an order whose n-grams are not all distinct)."""
+        counts: list[set | dict] = []
+        once = []
+        for n, grams in enumerate(make()):
+            total = max(length - n, 0)
+            if not total:
+                counts.append(set())
+                once.append(True)
+                continue
+            if n:  # unigrams repeat too often to try a set first
+                distinct = set(grams)
+                if len(distinct) == total:
+                    counts.append(distinct)
+                    once.append(True)
+                    continue
+                grams = make()[n]
+            c = tally(grams)
+            counts.append(c)
+            once.append(len(c) == total)
+        return cls(counts, once)
 
     @classmethod
-    def of_dicts(cls, counts: list[dict]) -> Counts:
-        return cls(counts, [len(c) == sum(c.values()) for c in counts])
+    def of_words(cls, tokens: Sequence[str]) -> Counts:
+        """The counts of the word n-grams of orders 1-4 (BLEU-4) of ``tokens``: ``of``
+        written out, as for a short sentence the loop costs about as much as the counts."""
+        n = len(tokens)
+        t1, t2, t3 = tokens[1:], tokens[2:], tokens[3:]
+        c1 = tally(tokens)
+        c2: set | dict = set(zip(tokens, t1))
+        c3: set | dict = set(zip(tokens, t1, t2))
+        c4: set | dict = set(zip(tokens, t1, t2, t3))
+        once = [len(c1) == n, len(c2) >= n - 1, len(c3) >= n - 2, len(c4) >= n - 3]
+        if not once[1]:
+            c2 = tally(zip(tokens, t1))
+        if not once[2]:
+            c3 = tally(zip(tokens, t1, t2))
+        if not once[3]:
+            c4 = tally(zip(tokens, t1, t2, t3))
+        return cls([c1, c2, c3, c4], once)
+
+    @classmethod
+    def merged(cls, each: Sequence[Counts]) -> Counts:
+        """Per n-gram, the maximum count over several references (BLEU's clipping)."""
+        counts: list[set | dict] = []
+        once = []
+        for n in range(len(each[0].counts)):
+            if all(c.once[n] for c in each):
+                counts.append(set().union(*[c.counts[n] for c in each]))
+                once.append(True)
+            else:
+                dicts = [dict.fromkeys(c.counts[n], 1) if c.once[n] else c.counts[n] for c in each]
+                m = max_counts(dicts)
+                counts.append(m)
+                once.append(len(m) == sum(m.values()))
+        return cls(counts, once)
 
 
 def clipped_matches(hyp: Sequence[Iterable], ref: Counts, length: int) -> list[int]:
     """Per order, the sum over the hypothesis n-grams of min(hypothesis count, reference count).
 
     ``hyp`` holds the n-grams of a sequence of ``length`` symbols, per order. Where each
-    reference n-gram occurs once, the sum is the number of distinct hypothesis n-grams in
-    the reference, and where each hypothesis n-gram does, the number of them in the
-    reference: both counted in C. An order without a match leaves none for the orders
-    above it (an n-gram's prefix is a lower-order n-gram), so those are not looked at.
+    hypothesis n-gram occurs once, the sum is the number of them in the reference, and
+    where each reference n-gram does, the number of distinct hypothesis n-grams in it:
+    both counted in C. An order without a match leaves none for the orders above it (an
+    n-gram's prefix is a lower-order n-gram), so those are not looked at.
     """
+    # No symbol twice: then no n-gram of any order twice either.
+    distinct = len(set(hyp[0])) == length
     matches = []
     for n, (grams, r, once) in enumerate(zip(hyp, ref.counts, ref.once)):
-        if once:
+        if distinct:
+            m = sum(map(r.__contains__, grams))
+        elif once:
             m = len(set(filter(r.__contains__, grams)))
         else:
-            h = count(grams)
+            h = tally(grams)
             if len(h) == length - n:
                 m = sum(map(r.__contains__, h))
             else:
@@ -136,7 +193,10 @@ def _counted(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first[0] = True
     np.not_equal(keys[1:], keys[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    return keys[starts], np.diff(starts, append=len(keys))
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = len(keys)
+    return keys[starts], ends - starts
 
 
 def pack(ids: np.ndarray, base: int, max_order: int) -> Packed:

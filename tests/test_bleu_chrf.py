@@ -219,7 +219,7 @@ def test_bleu_explanation_and_details():
     assert g.status == "scored" and g.passed is None
     assert g.details["correct"] == (4, 2, 1, 0) and g.details["total"] == (6, 5, 4, 3)
     assert g.details["hyp_len"] == g.details["ref_len"] == 6 and g.details["brevity_penalty"] == 1.0
-    assert "4/6, 2/5, 1/4, 0/3" in g.explanation and "exp-smoothed" in g.explanation
+    assert "precisions 4/6, 2/5, 1/4, 0/3" in g.explanation and "exp-smoothed" in g.explanation
     assert f"BLEU {g.score:.4f}" in g.explanation
     assert "no tokens" in grade("bleu", "a", "").explanation
     assert "no output token matches" in grade("bleu", "a", "b").explanation

@@ -62,17 +62,25 @@ def grade_cells(g: Grade) -> tuple[str, str, str, str]:
     return format_score(g.score), _PASS_CELL[g.passed], err, ";".join(g.near_miss) if g.near_miss else ""
 
 
-def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
-    """One grader over a column of pairs: the grader's column form when it has one, else
-    ``run`` row by row (same results either way). Graders are pure functions of the pair,
-    so repeated pairs (repeats, common short answers) are graded once."""
+def distinct_pairs(
+    refs: Sequence[tuple[str, ...]], outputs: Sequence[str]
+) -> tuple[Sequence[tuple[str, ...]], Sequence[str], list[int] | None]:
+    """The distinct (refs, output) pairs of a column, and for each row the index of its
+    pair (None when every pair is distinct): graders are pure functions of the pair, so
+    repeated pairs (repeats, common short answers) are graded once."""
     index: dict[tuple[tuple[str, ...], str], int] = {}
     inverse = [index.setdefault(key, len(index)) for key in zip(refs, outputs)]
-    if len(index) < len(inverse):
-        unique = list(index)
-        block = _grade_unique(gc, [k[0] for k in unique], [k[1] for k in unique])
-        return block.take(inverse)
-    return _grade_unique(gc, refs, outputs)
+    if len(index) == len(inverse):
+        return refs, outputs, None
+    return [k[0] for k in index], [k[1] for k in index], inverse
+
+
+def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
+    """One grader over a column of pairs: the grader's column form when it has one, else
+    ``run`` row by row (same results either way), each distinct pair graded once."""
+    urefs, uouts, inverse = distinct_pairs(refs, outputs)
+    block = _grade_unique(gc, urefs, uouts)
+    return block if inverse is None else block.take(inverse)
 
 
 def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
@@ -172,8 +180,11 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
     n = len(outputs)
     cells = _Cells()
     binaries = []
+    urefs, uouts, inverse = distinct_pairs(refs, outputs)
     for gc in config.graders:
-        block = grade_column(gc, refs, outputs)
+        block = _grade_unique(gc, urefs, uouts)
+        if inverse is not None:
+            block = block.take(inverse)
         cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
         if gc.name in OVERALL_GRADERS:
             binaries.append((gc.name, block))
@@ -306,24 +317,50 @@ def score_frame(
 
 def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
     """Write the scored CSV: SPEC §6's columns (and ``output`` when asked), every cell text,
-    RFC 4180 quoting as pandas writes it (read back with ``dtype=str,
-    keep_default_na=False`` it gives the same cells). Lone surrogates, which UTF-8 cannot
+    RFC 4180 quoting as pandas and the csv module write it (a cell is quoted when it holds
+    ``,``, ``"``, CR or LF, a ``"`` doubled), LF line ends. Read back with ``dtype=str,
+    keep_default_na=False`` it gives the same cells. Lone surrogates, which UTF-8 cannot
     hold, are written as backslash escapes."""
-    import csv
-
     columns = list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else [])
-    data = zip(*(scored[c].tolist() for c in columns))
     if isinstance(path_or_buffer, (str, os.PathLike)):
         with open(path_or_buffer, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
-            _write_rows(csv, f, columns, data)
+            _write_lines(f, scored, columns)
     else:
-        _write_rows(csv, path_or_buffer, columns, data)
+        _write_lines(path_or_buffer, scored, columns)
 
 
-def _write_rows(csv: Any, f: Any, columns: list[str], data: Iterable[tuple[Any, ...]]) -> None:
-    w = csv.writer(f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    w.writerow(columns)
-    w.writerows(data)
+_WRITE_ROWS = 100_000  # rows joined per write: bounded memory for any file size
+
+
+def csv_cell(value: Any) -> str:
+    """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it."""
+    if not isinstance(value, str):
+        value = "" if value is None else str(value)
+    if '"' in value:
+        return '"' + value.replace('"', '""') + '"'
+    if "," in value or "\n" in value or "\r" in value:
+        return '"' + value + '"'
+    return value
+
+
+def _csv_column(values: list[Any]) -> list[str]:
+    """A column's cells quoted; a column of few distinct values quotes each once."""
+    distinct = set(values) if len(values) > 64 else None
+    if distinct is not None and len(distinct) * 4 < len(values):
+        memo = {v: csv_cell(v) for v in distinct}
+        return [memo[v] for v in values]
+    return [csv_cell(v) for v in values]
+
+
+def _write_lines(f: Any, scored: pd.DataFrame, columns: list[str]) -> None:
+    f.write(",".join(map(csv_cell, columns)) + "\n")
+    n = len(scored)
+    for a in range(0, n, _WRITE_ROWS):
+        b = min(n, a + _WRITE_ROWS)
+        cells = [_csv_column(scored[c].iloc[a:b].tolist()) for c in columns]
+        lines = list(map(",".join, zip(*cells)))
+        lines.append("")
+        f.write("\n".join(lines))
 
 
 def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:

@@ -183,6 +183,19 @@ def test_scored_csv_reads_back_cell_for_cell():
     pd.testing.assert_frame_equal(back.astype(object), expect.astype(object), check_dtype=False)
 
 
+@pytest.mark.parametrize("cell", ["lone\rcarriage return", "a,b", 'say "hi"', "two\nlines", "", " padded ", "\ufeffbom"])
+def test_scored_csv_quotes_what_a_reader_would_split(cell):
+    """A bare CR is quoted too (csv.writer with LF line ends leaves it bare, and a reader
+    then splits the row there); every cell reads back as written."""
+    rows = rows_of([([cell or "x"], cell)])
+    scored = score_frame(rows, config_of("exact"), include_output=True)
+    buf = io.StringIO()
+    write_scored(scored, buf, include_output=True)
+    back = pd.read_csv(io.StringIO(buf.getvalue()), dtype=str, keep_default_na=False)
+    assert back["output"].tolist() == [cell]
+    assert back["explanation"].tolist() == scored["explanation"].tolist()
+
+
 def test_parallel_equals_serial_and_progress_reports():
     data = mixed_pairs(1200, seed=9)
     rows = rows_of(data)

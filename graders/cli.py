@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Sequence
 
@@ -136,7 +137,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
     if args.summary:
         _write_json(args.summary, run.summary)
-    _print_summary(run.summary)
+    _report(_print_summary, run.summary)
     failed = []
     for name, rate in gates:
         for system, per in run.summary["systems"].items():
@@ -148,6 +149,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     for line in failed:
         print(f"gradeboard: fail-under: {line}", file=sys.stderr)
     return EXIT_GATE if failed else EXIT_OK
+
+
+def _report(show: Any, what: Any) -> None:
+    """Print the report; a reader that closed the pipe (``| head``) ends the printing,
+    not the run: the files are written and the exit code still gates."""
+    try:
+        show(what)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's final flush must not fail again
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -191,7 +203,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
     if args.summary:
         _write_json(args.summary, result.summary())
-    print(result.report())
+    _report(print, result.report())
     worse = [n for n in args.fail_if_worse if result.worse_beyond_interval(n)]
     for n in worse:
         print(f"gradeboard: fail-if-worse: A is worse than B on {n} beyond the 95% interval", file=sys.stderr)

@@ -112,3 +112,18 @@ def test_no_traceback_from_a_subprocess(tmp_path):
     f = write(tmp_path / "bad.jsonl", b"\xff\xfe\x00garbage")
     r = subprocess.run([sys.executable, "-m", "graders", "score", str(f), "--out", str(tmp_path / "o.csv")], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.startswith("gradeboard: ")
+
+
+def test_a_closed_pipe_ends_the_report_not_the_run(tmp_path):
+    """`gradeboard score ... | head -1`: no traceback, the files written, the gate still decides."""
+    out = tmp_path / "scored.csv"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graders", "score", str(SAMPLE), "--grader", "exact", "--fail-under", "exact=0.9",
+         "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader goes away before anything is printed
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "fail-under" in err
+    assert out.exists() and out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")

@@ -71,6 +71,8 @@ def explain_difference(expected: str, output: str, what: str = "reference", othe
 
 def closest_reference(refs: tuple[str, ...], output: str) -> int:
     """Index of the reference sharing the longest prefix with the output."""
+    if len(refs) == 1:
+        return 0
     best, best_len = 0, -1
     for i, r in enumerate(refs):
         p = first_difference(r, output)

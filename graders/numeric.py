@@ -9,7 +9,6 @@ passes when any passes.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal, localcontext
 from typing import Sequence
 
@@ -50,20 +49,37 @@ def _where(r: Reading, mode: str) -> str:
     return f"{_MODE_WORDS[mode]}, “{r.text[:40]}” at position {r.start}"
 
 
-def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> Grade:
-    """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
-    readings = [(i, reader(r, read)) for i, r in enumerate(refs)]
-    readings = [(i, r) for i, r in readings if r is not None]
+def _best(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader):
+    """The readings behind a verdict: None when no reference has a number, (output reading,
+    None) when the output has none, else (output reading, (passed, i, diff, allowed, exp))
+    for the best reference (a pass first, then the smallest difference)."""
+    readings = [(i, e) for i, e in enumerate(map(reader, refs, [read] * len(refs))) if e is not None]
     if not readings:
-        return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
+        return None
     out = reader(output, read)
     if out is None:
-        return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
+        return out, None
     best = None
     for i, exp in readings:
         passed, diff, allowed = compare(exp.value, out.value, abs_tol, rel_tol)
         if best is None or (passed, -diff) > (best[0], -best[2]):
             best = (passed, i, diff, allowed, exp)
+    return out, best
+
+
+def _passes(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> bool:
+    found = _best(refs, output, read, abs_tol, rel_tol, reader)
+    return found is not None and found[1] is not None and found[1][0]
+
+
+def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> Grade:
+    """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
+    found = _best(refs, output, read, abs_tol, rel_tol, reader)
+    if found is None:
+        return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
+    out, best = found
+    if best is None:
+        return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
     passed, i, diff, allowed, exp = best
     which = f" (reference {i + 1} of {len(refs)})" if len(refs) > 1 else ""
     tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
@@ -84,20 +100,19 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
 
     def reader(text: str, mode: str) -> Reading | None:
         key = (text, mode)
-        if key not in cache:
-            cache[key] = read_number(text, mode)
-        return cache[key]
+        found = cache.get(key, cache)
+        if found is cache:
+            found = cache[key] = read_number(text, mode)
+        return found
 
     block = Block(len(outputs))
+    others = [m for m in READ_MODES if m != read]
     for i, (r, o) in enumerate(zip(refs, outputs)):
         g = _judge(r, o, read, abs_tol, rel_tol, reader)
-        if g.status == "fail":
-            codes = tuple(
-                f"read_{m}" for m in READ_MODES
-                if m != read and _judge(r, o, m, abs_tol, rel_tol, reader).status == "pass"
-            )
-            g = replace(g, near_miss=codes or None)
         block.set(i, g)
+        if g.status == "fail":
+            codes = tuple(f"read_{m}" for m in others if _passes(r, o, m, abs_tol, rel_tol, reader))
+            block.near_miss[i] = codes or None
     return block
 
 

@@ -49,6 +49,8 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
     from .chrf import corpus_chrf
 
     out: dict[str, dict[str, Any]] = {}
+    if "bleu" not in graders and "chrf" not in graders:
+        return out
     for system, part in rows.groupby("system", sort=False):
         figures: dict[str, Any] = {}
         outputs, refs = list(part["output"]), [list(r) for r in part["refs"]]
@@ -68,6 +70,8 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
 
 
 def unknown_assertion_kinds(scored: pd.DataFrame) -> dict[str, int]:
+    if not any(str(s).startswith("assert:") for s in scored["scorer"].unique()):
+        return {}
     asserts = scored[scored["scorer"].str.startswith("assert:") & (scored["status"] == "error")]
     counts: dict[str, int] = {}
     for meta in asserts["metadata"]:
@@ -85,10 +89,15 @@ def summarize(
     left_out: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    systems = {str(s): _by_scorer(part) for s, part in scored.groupby("system", sort=False)}
+    overall = _by_scorer(scored)
+    names = scored["system"].unique()
+    if len(names) == 1:  # one system: its figures are the overall ones
+        systems = {str(names[0]): {k: dict(v) for k, v in overall.items()}}
+    else:
+        systems = {str(s): _by_scorer(part) for s, part in scored.groupby("system", sort=False)}
     return {
         "cases": int(len(rows)),
-        "graders": _by_scorer(scored),
+        "graders": overall,
         "systems": systems,
         "corpus": corpus_figures(rows, graders, scored),
         "left_out": dict(left_out or {}),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
 WHITESPACE = "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
@@ -183,6 +184,7 @@ def is_invisible(ch: str) -> bool:
     return cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp", "Mn", "Me") or ch.isspace()
 
 
+@lru_cache(maxsize=4096)
 def describe_char(ch: str) -> str:
     """``'a' (U+0061)`` for a visible character; ``U+00A0 NO-BREAK SPACE`` for an invisible one."""
     code = f"U+{ord(ch):04X}"
@@ -229,6 +231,8 @@ def first_difference(a: str, b: str) -> int | None:
 
 def snippet(s: str, at: int, width: int = 20) -> str:
     """A short window of ``s`` around index ``at``, invisible characters shown."""
+    if len(s) <= width and s.isprintable():  # the whole text is the window, as is
+        return s
     start = max(0, at - width)
     end = min(len(s), at + width)
     pre = "…" if start > 0 else ""

@@ -394,34 +394,48 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
 
     Equal, cell for cell, to scoring with the thresholds in the configuration: pass when
     score >= threshold, ``below_threshold`` within 0.1 below, the explanation's threshold
-    sentence and the threshold in the metadata.
+    sentence and the threshold in the metadata. Works on the columns' arrays (a new frame
+    shares every column it does not change).
     """
     from .registry import BELOW_THRESHOLD_MARGIN
 
-    out = scored.copy()
+    scorer = scored["scorer"].to_numpy(dtype=object)
+    arrays: dict[str, np.ndarray] = {}
+
+    def column(name: str) -> np.ndarray:  # a private copy, made once
+        if name not in arrays:
+            arrays[name] = scored[name].to_numpy(dtype=object, copy=True)
+        return arrays[name]
+
     for name, t in thresholds.items():
-        rows = out["scorer"] == name
-        if not rows.any():
+        rows = np.flatnonzero(scorer == name)
+        if not len(rows):
             continue
         # One JSON round trip per distinct metadata text (a grader's rows share their parameters).
-        meta = out.loc[rows, "metadata"]
-        fresh = {m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True) for m in set(meta)}
-        out.loc[rows, "metadata"] = meta.map(fresh)
+        meta = column("metadata")
+        here = meta[rows]
+        fresh = {m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True) for m in set(here)}
+        meta[rows] = [fresh[m] for m in here]
         if t is None:
             continue
-        scoredrows = rows & (out["status"] == "scored")
-        values = pd.to_numeric(out.loc[scoredrows, "score"], errors="coerce").astype(float)
+        status = column("status")
+        sel = rows[status[rows] == "scored"]
+        if not len(sel):
+            continue
+        values = pd.to_numeric(pd.Series(scored["score"].to_numpy(dtype=object)[sel]), errors="coerce").to_numpy(float)
         passed = values >= t
-        out.loc[scoredrows, "status"] = np.where(passed, "pass", "fail")
-        out.loc[scoredrows, "pass"] = np.where(passed, "true", "false")
+        status[sel] = np.where(passed, "pass", "fail").astype(object)
+        column("pass")[sel] = np.where(passed, "true", "false").astype(object)
         near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
-        out.loc[scoredrows, "near_miss"] = np.where(near, "below_threshold", "")
+        column("near_miss")[sel] = np.where(near, "below_threshold", "").astype(object)
         # The threshold sentence, formatted once per distinct (score, verdict).
+        keys = list(zip(values.tolist(), passed.tolist()))
         sentence = {
-            (v, p): f" Score {v:.4f} is {'at or above' if p else 'below'} the threshold {t:g}."
-            for v, p in set(zip(values.tolist(), passed.tolist()))
+            (v, p): f" Score {v:.4f} is {'at or above' if p else 'below'} the threshold {t:g}." for v, p in set(keys)
         }
-        out.loc[scoredrows, "explanation"] = [
-            e + sentence[k] for e, k in zip(out.loc[scoredrows, "explanation"], zip(values.tolist(), passed.tolist()))
-        ]
+        explanation = column("explanation")
+        explanation[sel] = [e + sentence[k] for e, k in zip(explanation[sel].tolist(), keys)]
+    out = scored.copy(deep=False)
+    for name, arr in arrays.items():  # as object columns (pandas would infer a string dtype)
+        out[name] = pd.Series(arr, index=scored.index, dtype=object, copy=False)
     return out

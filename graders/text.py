@@ -130,11 +130,23 @@ def resolve_pipeline(pipeline: str | Sequence[str]) -> tuple[str, ...]:
     return steps
 
 
+_C_STEPS = {"trim": str.strip, "lower": str.lower}
+
+
 def compose(steps: Iterable[str]) -> Callable[[str], str]:
     """One function applying the named steps in order."""
-    funcs = [STEPS[s] for s in steps]
-    if tuple(steps) == SQUAD_PIPELINE:
+    steps = tuple(steps)
+    if steps == SQUAD_PIPELINE:
         return squad_normalize
+    # trim and lower as the C methods they wrap: no Python frame per call.
+    funcs = [_C_STEPS.get(s, STEPS[s]) for s in steps]
+    if not funcs:
+        return str
+    if len(funcs) == 1:
+        return funcs[0]
+    if len(funcs) == 2:
+        f, g = funcs
+        return lambda s: g(f(s))
 
     def run(s: str) -> str:
         for f in funcs:

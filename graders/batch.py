@@ -163,18 +163,21 @@ class _Cells:
         c["details"].append(block.details)
 
 
-def _interleave(parts: list[list[Any]], n: int) -> list[Any]:
+def _objects(values: Iterable[Any], n: int) -> np.ndarray:
+    """A 1-d object array of ``n`` values (a tuple or dict stays one cell)."""
+    return np.fromiter(values, dtype=object, count=n)
+
+
+def _interleave(parts: list[list[Any]], n: int) -> np.ndarray:
     """k columns of n cells -> n*k cells, row-major (row 0's k scorers first)."""
-    if not parts:
-        return []
     arr = np.empty((n, len(parts)), dtype=object)
     for j, p in enumerate(parts):
-        arr[:, j] = p
-    return arr.ravel().tolist()
+        arr[:, j] = _objects(p, n)
+    return arr.ravel()
 
 
-def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, list[Any]]:
-    """Score one chunk of rows; return the scored columns as lists (row-major by case)."""
+def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, np.ndarray]:
+    """Score one chunk of rows; return the scored columns as object arrays (row-major by case)."""
     refs = list(rows["refs"])
     outputs = list(rows["output"])
     n = len(outputs)
@@ -192,15 +195,16 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
         block = _overall_block([b for _, b in binaries], config.overall, n)
         cells.add("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]})
     k = len(cells.cols["scorer"])
-    out: dict[str, list[Any]] = {name: _interleave(parts, n) for name, parts in cells.cols.items()}
+    out: dict[str, Any] = {name: _interleave(parts, n) for name, parts in cells.cols.items()}
     for name in ("item", "system", "repeat", "record"):
-        out[name] = np.repeat(np.asarray(list(rows[name]), dtype=object), k).tolist()
+        out[name] = np.repeat(_objects(rows[name], n), k)
     if include_output:
-        out["output"] = np.repeat(np.asarray(outputs, dtype=object), k).tolist()
-    out["_order"] = np.repeat(np.arange(n), k).tolist()
+        out["output"] = np.repeat(_objects(outputs, n), k)
 
     # Per-row assertions: extra scorers on their row, placed after the row's graders.
-    if "assertions" in rows.columns:
+    if "assertions" in rows.columns and any(rows["assertions"]):
+        out = {name: col.tolist() for name, col in out.items()}
+        out["_order"] = np.repeat(np.arange(n), k).tolist()
         items, systems, repeats, records = list(rows["item"]), list(rows["system"]), list(rows["repeat"]), list(rows["record"])
         extra = 0
         for i, assertions in enumerate(rows["assertions"]):
@@ -218,11 +222,8 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
                 if include_output:
                     out["output"].append(outputs[i])
                 extra += 1
-        if extra:
-            order = np.argsort(np.asarray(out["_order"]), kind="stable")
-            for name in out:
-                out[name] = [out[name][j] for j in order]
-    del out["_order"]
+        order = np.argsort(np.asarray(out.pop("_order")), kind="stable")
+        out = {name: _objects(map(col.__getitem__, order), len(order)) for name, col in out.items()}
     return out
 
 
@@ -245,7 +246,7 @@ def _score_span(a: int, b: int) -> dict[str, list[Any]]:
     rows, config, include_output, details = _FORKED
     part = _score_chunk(rows.iloc[a:b], config, include_output)
     if not details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = [None] * len(part["details"])
+        part["details"] = np.full(len(part["details"]), None, dtype=object)
     return part
 
 
@@ -307,11 +308,11 @@ def score_frame(
         finally:
             _FORKED = None
     columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
-    merged: dict[str, list[Any]] = {c: [] for c in columns}
-    for part in parts:
-        if part:
-            for c in columns:
-                merged[c].extend(part[c])
+    done_parts = [part for part in parts if part]
+    merged = {
+        c: np.concatenate([part[c] for part in done_parts]) if done_parts else np.empty(0, dtype=object)
+        for c in columns
+    }
     return pd.DataFrame(merged, columns=columns, dtype=object)
 
 

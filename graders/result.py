@@ -48,17 +48,31 @@ def error(explanation: str, **details: Any) -> Grade:
     return Grade("error", None, None, explanation, details=details)
 
 
+_new = object.__new__
+
+
+def _grade(status: str, passed: bool | None, score: float, explanation: str, details: dict) -> Grade:
+    """``Grade(status, passed, score, explanation, details=details)`` for a status known
+    to be valid: the frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, which costs more than the grade's numbers on a short pair."""
+    g = _new(Grade)
+    g.__dict__.update(
+        status=status, passed=passed, score=score, explanation=explanation, near_miss=None, details=details
+    )
+    return g
+
+
 def continuous(score: float, threshold: float | None, explanation: str, **details: Any) -> Grade:
     """A continuous grade: ``scored`` without a threshold, else pass when score >= threshold."""
     score = float(score)
     if threshold is None:
-        return Grade("scored", None, score, explanation, details=details)
+        return _grade("scored", None, score, explanation, details)
     passed = score >= threshold
     word = "at or above" if passed else "below"
-    return Grade(
+    return _grade(
         "pass" if passed else "fail",
         passed,
         score,
         f"{explanation} Score {score:.4f} is {word} the threshold {threshold:g}.",
-        details=details,
+        details,
     )

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
-from typing import AbstractSet
+from collections import _count_elements  # type: ignore[attr-defined]
+from functools import lru_cache
+from itertools import filterfalse, islice
 
 from .registry import THRESHOLD, Param, register
 from .result import Grade, continuous
@@ -36,7 +37,6 @@ NORMALIZE = Param(
 # before it": (?<!\w\w) right after the `a`, (?<!\w\w\w\w) right after `the`.
 _ARTICLES = re.compile(r"(?:a(?<!\w\w)n?|the(?<!\w\w\w\w))(?!\w)")
 _PUNCT_BYTES = string.punctuation.encode("ascii")
-_SHORT = 30  # a token list this short keeps a set; counts, if needed, come from list.count
 _SHOWN_TOKENS = 8
 _SHOWN_CHARS = 30
 
@@ -63,44 +63,27 @@ def tokenize(text: str, normalize: str = "squad") -> list[str]:
     return text.split()
 
 
-_Bag = tuple[AbstractSet[str], "Counter[str] | None"]
+def _bag(tokens: list[str]) -> dict[str, int]:
+    """How often each token occurs, in order of first occurrence (``Counter`` as a plain
+    dict, counted in C: cheaper to build than a set, and its keys view intersects in C)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, tokens)
+    return counts
 
 
-def _bag(tokens: list[str]) -> _Bag:
-    """The distinct tokens, and their counts for a long list (None for a short one)."""
-    if len(tokens) <= _SHORT:
-        return set(tokens), None  # a set is cheaper; counts are rarely needed
-    counts = Counter(tokens)
-    return set(counts), counts  # a real set: set & dict_keys goes through slow ABC checks
-
-
-def common_count(a: list[str], b: list[str], a_bag: _Bag, b_bag: _Bag) -> int:
+def common_count(a: list[str], b: list[str], a_bag: dict[str, int], b_bag: dict[str, int]) -> int:
     """``sum((Counter(a) & Counter(b)).values())``: the clipped number of shared tokens.
 
     ``a_bag`` and ``b_bag`` are ``_bag(a)`` and ``_bag(b)``.
     """
-    (a_keys, ca), (b_keys, cb) = a_bag, b_bag
-    shared = a_keys & b_keys
+    shared = a_bag.keys() & b_bag.keys()
     if not shared:
         return 0
-    if len(a_keys) == len(a) or len(b_keys) == len(b):
+    if len(a_bag) == len(a) or len(b_bag) == len(b):
         return len(shared)  # one side has no repeats: each shared token counts once
-    if ca is not None and cb is not None:
-        same = 0
-        for t in shared:
-            x, y = ca[t], cb[t]
-            same += x if x < y else y
-        return same
-    # A short side: only tokens repeated on both sides need its count, and list.count
-    # on a short list is cheaper than a Counter.
-    if cb is not None:  # and ca is None
-        long_counts, short_tokens = cb, a
-    else:
-        long_counts, short_tokens = (ca if ca is not None else Counter(a)), b
-    repeated = [t for t in shared if long_counts[t] > 1]
-    same = len(shared) - len(repeated)
-    for t in repeated:
-        x, y = long_counts[t], short_tokens.count(t)
+    same = 0
+    for t in shared:
+        x, y = a_bag[t], b_bag[t]
         same += x if x < y else y
     return same
 
@@ -114,6 +97,7 @@ def _f1(same: int, n_out: int, n_ref: int) -> tuple[float, float, float]:
     return precision, recall, (2 * precision * recall) / (precision + recall)
 
 
+@lru_cache(maxsize=None)
 def signature(nrefs: int, normalize: str) -> str:
     return f"token_f1|nrefs:{nrefs}|norm:{normalize}|split:whitespace29"
 
@@ -124,21 +108,18 @@ def _quote(t: str) -> str:
     return f"“{visible(t)}”"
 
 
-def _absent(tokens: list[str], distinct: AbstractSet[str], other: AbstractSet[str]) -> str:
-    """The distinct tokens of one side that the other lacks, the first few quoted in order."""
-    absent = distinct - other
-    if not absent:
+def _absent(distinct: dict[str, int], other: dict[str, int], n_absent: int) -> str:
+    """The ``n_absent`` distinct tokens of one side that the other lacks, the first few
+    quoted in order of first occurrence (a bag's order)."""
+    if not n_absent:
         return ""
-    if len(absent) <= _SHOWN_TOKENS:
-        first = sorted(absent, key=tokens.index)
-    else:
-        first = [t for t in dict.fromkeys(tokens) if t in absent][:_SHOWN_TOKENS]
+    first = list(islice(filterfalse(other.__contains__, distinct), _SHOWN_TOKENS))
     shown = "”, “".join(first)
-    if shown.isascii() and shown.isprintable() and max(map(len, first)) <= _SHOWN_CHARS:
-        shown = f"“{shown}”"  # nothing to show as a code or to shorten: the common case
+    if shown.isprintable() and max(map(len, first)) <= _SHOWN_CHARS:
+        shown = f"“{shown}”"  # nothing to show as a code (``visible``) or to shorten: the common case
     else:
         shown = ", ".join(map(_quote, first))
-    more = len(absent) - len(first)
+    more = n_absent - len(first)
     return shown + (f" and {more:,} more" if more else "")
 
 
@@ -154,27 +135,50 @@ def grade_token_f1(
 ) -> Grade:
     """Token F1, the maximum over references."""
     sig = signature(len(refs), normalize)
-    out_tokens = tokenize(output, normalize)
-    out_bag = _bag(out_tokens)
+    squad = normalize == "squad"
+    if squad:  # tokenize and _bag, written out: this is the per-row path
+        out_tokens = _ARTICLES.sub(" ", _remove_punctuation(output.lower())).split()
+    else:
+        out_tokens = output.split()
+    out_bag: dict[str, int] = {}
+    _count_elements(out_bag, out_tokens)
     n_out = len(out_tokens)
+    out_once = len(out_bag) == n_out  # no output token repeats
 
-    best = None  # (f1, precision, recall, same, k, ref_tokens, ref_bag)
+    best = None  # (f1, precision, recall, same, k, ref_tokens, ref_bag, distinct tokens shared)
     for k, ref in enumerate(refs):
         if ref == output:  # common in real runs: nothing to tokenize or count again
-            ref_tokens, ref_bag, same = out_tokens, out_bag, n_out
+            ref_tokens, ref_bag, same, n_shared = out_tokens, out_bag, n_out, len(out_bag)
         else:
-            ref_tokens = tokenize(ref, normalize)
-            ref_bag = _bag(ref_tokens)
-            same = common_count(out_tokens, ref_tokens, out_bag, ref_bag)
-        if not ref_tokens and not out_tokens:
-            best = (1.0, 1.0, 1.0, 0, k, ref_tokens, ref_bag)
-            break
-        p, r, f = _f1(same, n_out, len(ref_tokens))
+            if squad:
+                ref_tokens = _ARTICLES.sub(" ", _remove_punctuation(ref.lower())).split()
+            else:
+                ref_tokens = ref.split()
+            ref_bag = {}
+            _count_elements(ref_bag, ref_tokens)
+            shared = out_bag.keys() & ref_bag.keys()
+            n_shared = len(shared)
+            if out_once or not shared or len(ref_bag) == len(ref_tokens):
+                same = n_shared  # one side has no repeats: each shared token counts once
+            else:  # common_count
+                same = 0
+                for t in shared:
+                    x, y = out_bag[t], ref_bag[t]
+                    same += x if x < y else y
+        if not same:
+            if not ref_tokens and not out_tokens:
+                best = (1.0, 1.0, 1.0, 0, k, ref_tokens, ref_bag, 0)
+                break
+            p = r = f = 0.0
+        else:  # _f1
+            p = 1.0 * same / n_out
+            r = 1.0 * same / len(ref_tokens)
+            f = (2 * p * r) / (p + r)
         if best is None or f > best[0]:
-            best = (f, p, r, same, k, ref_tokens, ref_bag)
+            best = (f, p, r, same, k, ref_tokens, ref_bag, n_shared)
             if f == 1.0:
                 break
-    f, p, r, same, k, ref_tokens, ref_bag = best
+    f, p, r, same, k, ref_tokens, ref_bag, n_shared = best
     n_ref = len(ref_tokens)
 
     after = " after SQuAD normalization" if normalize == "squad" else ""
@@ -194,8 +198,8 @@ def grade_token_f1(
             f"precision {same}/{n_out} of the output's tokens, recall {same}/{n_ref} of the reference's."
         )
         if f < 1.0:  # name what differs (whatever the threshold, so thresholds can change later)
-            missing = _absent(ref_tokens, ref_bag[0], out_bag[0])
-            extra = _absent(out_tokens, out_bag[0], ref_bag[0])
+            missing = _absent(ref_bag, out_bag, len(ref_bag) - n_shared)
+            extra = _absent(out_bag, ref_bag, len(out_bag) - n_shared)
             if missing:
                 text += f" Reference tokens the output lacks: {missing}."
             if extra:

@@ -40,6 +40,10 @@ Progress = Callable[[int, int], None]
 Cancel = Callable[[], bool]
 
 
+class OutputError(OSError):
+    """The scored file could not be written."""
+
+
 class Cancelled(Exception):
     """Scoring was stopped by the cancel callback."""
 
@@ -238,16 +242,26 @@ def default_workers() -> int:
 
 # What forked workers score: set just before the pool forks, so the rows reach the
 # children with the fork instead of being pickled; only (start, stop) travels.
-_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool] | None = None
+_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool] | None = None
+# Columns a chunk written where it was scored no longer needs to send back.
+_WRITTEN_ONLY = ("explanation", "output", "details")
 
 
-def _score_span(a: int, b: int) -> dict[str, list[Any]]:
-    assert _FORKED is not None
-    rows, config, include_output, details = _FORKED
-    part = _score_chunk(rows.iloc[a:b], config, include_output)
-    if not details:  # pickling a dict per row back to the parent costs more than scoring
+def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+    if csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
+        columns = list(SCORED_COLUMNS) + (["output"] if include_output else [])
+        part["_csv"] = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
+        for c in _WRITTEN_ONLY:
+            part.pop(c, None)
+    elif not details:  # pickling a dict per row back to the parent costs more than scoring
         part["details"] = np.full(len(part["details"]), None, dtype=object)
     return part
+
+
+def _score_span(a: int, b: int) -> dict[str, Any]:
+    assert _FORKED is not None
+    rows, config, include_output, details, csv = _FORKED
+    return _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, details, csv)
 
 
 def score_frame(
@@ -270,11 +284,57 @@ def score_frame(
     ``details=False`` leaves the ``details`` column empty (None) when rows are scored in
     worker processes; the scored file and the summary do not use it.
     """
+    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False)
+    columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
+    return _frame(parts, columns)
+
+
+def score_to_csv(
+    rows: pd.DataFrame,
+    config: RunConfig,
+    out: Any,
+    *,
+    include_output: bool = False,
+    workers: int = 1,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+    chunk_rows: int = CHUNK_ROWS,
+) -> pd.DataFrame:
+    """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
+    binary file) in one pass: each chunk's lines are formatted where it was scored, in the worker
+    processes when there are several, so the parent only writes bytes. Returns the scored
+    frame without ``explanation``, ``output`` and ``details`` (what ``summarize`` reads).
+    """
+    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True)
+    header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
+    blocks = [(",".join(map(csv_cell, header)) + "\n").encode("utf-8")] + [part.pop("_csv") for part in parts]
+    try:
+        if isinstance(out, (str, os.PathLike)):  # opened once the rows are scored, as write_scored would
+            with open(out, "wb") as f:
+                f.writelines(blocks)
+        else:
+            out.writelines(blocks)
+    except OSError as e:
+        raise OutputError(e.errno, e.strerror) from e
+    columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in _WRITTEN_ONLY]
+    return _frame(parts, columns)
+
+
+def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    merged = {c: np.concatenate([part[c] for part in parts]) if parts else np.empty(0, dtype=object) for c in columns}
+    return pd.DataFrame(merged, columns=columns, dtype=object)
+
+
+def _score_parts(
+    rows: pd.DataFrame, config: RunConfig, include_output: bool, workers: int, progress: Progress | None,
+    cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool,
+) -> list[dict[str, Any]]:
+    """Every chunk's scored columns, in row order (see ``score_frame``)."""
     global _FORKED
     n = len(rows)
     workers = max(1, int(workers or 1))
     spans = _chunks(n, chunk_rows)
-    parts: list[dict[str, list[Any]] | None] = [None] * len(spans)
+    parts: list[dict[str, Any] | None] = [None] * len(spans)
     done = 0
     if progress:
         progress(0, n)
@@ -282,12 +342,12 @@ def score_frame(
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
-            parts[k] = _score_chunk(rows.iloc[a:b], config, include_output)
+            parts[k] = _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, True, csv)
             done += b - a
             if progress:
                 progress(done, n)
     else:
-        _FORKED = (rows, config, include_output, details)
+        _FORKED = (rows, config, include_output, details, csv)
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
                 futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
@@ -307,13 +367,7 @@ def score_frame(
                     raise
         finally:
             _FORKED = None
-    columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
-    done_parts = [part for part in parts if part]
-    merged = {
-        c: np.concatenate([part[c] for part in done_parts]) if done_parts else np.empty(0, dtype=object)
-        for c in columns
-    }
-    return pd.DataFrame(merged, columns=columns, dtype=object)
+    return [part for part in parts if part]
 
 
 def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
@@ -369,16 +423,21 @@ def _csv_column(values: list[Any]) -> list[str]:
         return [csv_cell(v) for v in values]
 
 
+def _csv_block(arrays: Sequence[Any]) -> str:
+    """The lines of these columns' cells, each line ended by LF."""
+    cells = [_csv_column(list(arr)) if not isinstance(arr, np.ndarray) else _csv_column(arr.tolist()) for arr in arrays]
+    lines = list(map(",".join, zip(*cells)))
+    lines.append("")
+    return "\n".join(lines)
+
+
 def _write_lines(f: Any, scored: pd.DataFrame, columns: list[str]) -> None:
     f.write(",".join(map(csv_cell, columns)) + "\n")
     n = len(scored)
     arrays = [scored[c].to_numpy(dtype=object) for c in columns]
     for a in range(0, n, _WRITE_ROWS):
         b = min(n, a + _WRITE_ROWS)
-        cells = [_csv_column(arr[a:b].tolist()) for arr in arrays]
-        lines = list(map(",".join, zip(*cells)))
-        lines.append("")
-        f.write("\n".join(lines))
+        f.write(_csv_block([arr[a:b] for arr in arrays]))
 
 
 def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:

@@ -119,7 +119,7 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .batch import write_scored
+    from .batch import OutputError
     from .pipeline import resolve_mapping, score_prepared
     from .rows import MappingError
 
@@ -127,13 +127,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = _config(args)
     file = _read(args)
     try:
-        run = score_prepared(file, config, mapping=resolve_mapping(file, config),
-                             include_output=args.include_output, workers=_workers(args), details=False)
+        run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
+                             workers=_workers(args), write_to=args.out)
     except MappingError as e:
         raise BadInput(str(e)) from None
-    try:
-        write_scored(run.scored, args.out, include_output=args.include_output)
-    except OSError as e:
+    except OutputError as e:
         raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
     if args.summary:
         _write_json(args.summary, run.summary)
@@ -199,7 +197,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
     try:
         write_comparison(result, args.out)
-    except OSError as e:
+    except OutputError as e:
         raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
     if args.summary:
         _write_json(args.summary, result.summary())

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from .batch import Cancel, Progress, score_frame
+from .batch import Cancel, Progress, score_frame, score_to_csv
 from .columns import suggest_mapping
 from .config import RunConfig
 from .readers import DEFAULT_MAX_BYTES, ResultsFile, read_results
@@ -44,13 +44,23 @@ def score_prepared(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     details: bool = True,
+    write_to: Any = None,
 ) -> ScoreRun:
+    """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
+    written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
+    text columns it holds (explanation, output, details)."""
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     prepared = prepare(file, mapping, needs_expected=config.needs_expected)
-    scored = score_frame(
-        prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
-        details=details,
-    )
+    if write_to is not None:
+        scored = score_to_csv(
+            prepared.rows, config, write_to, include_output=include_output, workers=workers or 1, progress=progress,
+            cancel=cancel,
+        )
+    else:
+        scored = score_frame(
+            prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
+            details=details,
+        )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
         config={**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}},

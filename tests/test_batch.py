@@ -215,6 +215,25 @@ def test_parallel_equals_serial_and_progress_reports():
     pd.testing.assert_frame_equal(serial[cols], parallel[cols])
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers):
+    """Formatting each chunk where it is scored gives the same file, and the frame it returns
+    is the full frame less the long text columns."""
+    import graders.batch as b
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    data = mixed_pairs(700, seed=12) + [(["x"], 'a "quoted",\r\nline'), (["é"], "NA")]
+    rows = rows_of(data)
+    rows["assertions"] = [({"type": "contains", "value": "a"},) if i % 7 == 0 else () for i in range(len(rows))]
+    cfg = config_of("exact", "numeric", "token_f1", overall="all")
+    full = score_frame(rows, cfg, include_output=True)
+    buf = io.BytesIO()
+    lean = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
+    assert buf.getvalue() == b.scored_csv_bytes(full, include_output=True)
+    assert "explanation" not in lean.columns and "details" not in lean.columns
+    pd.testing.assert_frame_equal(lean, full[list(lean.columns)])
+
+
 def test_cancel_stops_between_chunks():
     rows = rows_of(mixed_pairs(300, seed=1))
     calls = []

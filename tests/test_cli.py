@@ -127,3 +127,9 @@ def test_a_closed_pipe_ends_the_report_not_the_run(tmp_path):
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "fail-under" in err
     assert out.exists() and out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
+
+
+def test_an_unwritable_output_is_one_line(tmp_path, capsys):
+    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--out", tmp_path / "missing" / "scored.csv"], capsys)
+    assert code == 2 and err.startswith("gradeboard: cannot write") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -40,8 +40,13 @@ def _reading(m: re.Match[str], offset: int = 0) -> Reading:
     return Reading(-value if sign == "-" else value, sign + num, m.start() + offset)
 
 
+_DIGIT = re.compile("[0-9]")  # every numeral has one: a text without is skipped at C speed
+
+
 def read_number(text: str, mode: str) -> Reading | None:
     """The number ``text`` holds under ``mode`` ("whole", "first" or "last"), or None."""
+    if mode in READ_MODES and _DIGIT.search(text) is None:
+        return None
     if mode == "whole":
         stripped = text.strip()
         m = WHOLE.fullmatch(stripped)

@@ -10,6 +10,7 @@ passes when any passes.
 from __future__ import annotations
 
 from decimal import Decimal, localcontext
+from functools import lru_cache
 from typing import Sequence
 
 from .numbers import READ_MODES, Reading, read_number
@@ -49,6 +50,16 @@ def _where(r: Reading, mode: str) -> str:
     return f"{_MODE_WORDS[mode]}, “{r.text[:40]}” at position {r.start}"
 
 
+@lru_cache(maxsize=None)
+def _no_reference_number(read: str) -> Grade:  # a Grade is immutable: one per read mode
+    return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
+
+
+@lru_cache(maxsize=None)
+def _no_output_number(read: str) -> Grade:
+    return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
+
+
 def _best(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader):
     """The readings behind a verdict: None when no reference has a number, (output reading,
     None) when the output has none, else (output reading, (passed, i, diff, allowed, exp))
@@ -76,10 +87,10 @@ def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_to
     """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
     found = _best(refs, output, read, abs_tol, rel_tol, reader)
     if found is None:
-        return not_judged(f"The reference has no number when reading {_MODE_WORDS[read]}, so numeric does not apply.")
+        return _no_reference_number(read)
     out, best = found
     if best is None:
-        return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
+        return _no_output_number(read)
     passed, i, diff, allowed, exp = best
     which = f" (reference {i + 1} of {len(refs)})" if len(refs) > 1 else ""
     tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"

@@ -43,18 +43,22 @@ def critical_tolerances(
     vary: str,
     abs_tol: float = 0.0,
     rel_tol: float = 0.0,
+    readings: dict[tuple[str, str], Reading | None] | None = None,
 ) -> list[Decimal | None]:
     """Per row: the smallest value of ``vary`` ("abs_tol" or "rel_tol") at which numeric
     passes with the other tolerance held fixed; ``Infinity`` when no value passes; None when
-    the row is not judged (no number in any reference)."""
+    the row is not judged (no number in any reference). ``readings``: a cache of
+    ``read_number`` keyed by (text, read mode), to share between sweeps of the same rows."""
     if vary not in ("abs_tol", "rel_tol"):
         raise ValueError(f"vary must be 'abs_tol' or 'rel_tol', not {vary!r}")
-    cache: dict[str, Reading | None] = {}
+    cache: dict[tuple[str, str], Reading | None] = {} if readings is None else readings
 
     def reader(text: str) -> Reading | None:
-        if text not in cache:
-            cache[text] = read_number(text, read)
-        return cache[text]
+        key = (text, read)
+        found = cache.get(key, cache)
+        if found is cache:
+            found = cache[key] = read_number(text, read)
+        return found
 
     a, r = _dec(abs_tol), _dec(rel_tol)
     out: list[Decimal | None] = []
@@ -100,8 +104,10 @@ def numeric_tolerance_sweep(
     abs_tol: float = 0.0,
     rel_tol: float = 0.0,
     grid: Iterable[float] | None = None,
+    readings: dict[tuple[str, str], Reading | None] | None = None,
 ) -> pd.DataFrame:
-    """Numeric pass counts over a tolerance grid for the prepared rows (``refs``, ``output``).
+    """Numeric pass counts over a tolerance grid for the prepared rows (``refs``, ``output``);
+    ``readings`` as in ``critical_tolerances``.
 
     Columns: ``vary``, ``tolerance``, ``passed``, ``judged`` (pass + fail), ``pass_rate``.
     The configured value of ``vary`` is added to the grid so the curve goes through the
@@ -110,7 +116,8 @@ def numeric_tolerance_sweep(
     fixed = abs_tol if vary == "abs_tol" else rel_tol
     grid = sorted({float(t) for t in (grid if grid is not None else (ABS_GRID if vary == "abs_tol" else REL_GRID))} | {float(fixed)})
     critical = critical_tolerances(
-        list(rows["refs"]), list(rows["output"]), read=read, vary=vary, abs_tol=abs_tol, rel_tol=rel_tol
+        list(rows["refs"]), list(rows["output"]), read=read, vary=vary, abs_tol=abs_tol, rel_tol=rel_tol,
+        readings=readings,
     )
     judged_values = sorted(c for c in critical if c is not None)
     judged = len(judged_values)

@@ -319,7 +319,9 @@ def _sweeps(run: ScoreRun, config: RunConfig) -> list[pd.DataFrame]:
     if numeric is None:
         return []
     p = numeric.resolved
+    readings: dict = {}  # both sweeps read the same numbers
     return [
-        numeric_tolerance_sweep(run.prepared.rows, read=p["read"], vary=vary, abs_tol=p["abs_tol"], rel_tol=p["rel_tol"])
+        numeric_tolerance_sweep(run.prepared.rows, read=p["read"], vary=vary, abs_tol=p["abs_tol"], rel_tol=p["rel_tol"],
+                                readings=readings)
         for vary in ("abs_tol", "rel_tol")
     ]

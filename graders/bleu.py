@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from itertools import chain, count, repeat
+from itertools import count, repeat
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -63,20 +63,13 @@ class BLEUResult(NamedTuple):
 
 
 @lru_cache(maxsize=32)
-def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, str], Counts]:
-    """The references' lengths, their tokens (each to itself) and their n-gram counts,
-    the maximum over references.
-
-    Output tokens are swapped for the reference's equal token objects, so comparing
-    n-grams finds the same objects instead of comparing characters.
-    """
+def _reference_info(refs: tuple[str, ...]) -> tuple[tuple[int, ...], Counts]:
+    """The references' lengths and their n-gram counts, the maximum over references."""
     if len(refs) == 1:
         tokens = tokens_13a(refs[0].rstrip())
-        return (len(tokens),), dict(zip(tokens, tokens)), Counts.of_words(tokens)
+        return (len(tokens),), Counts.of_words(tokens)
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
-    every = list(chain.from_iterable(token_lists))
-    each = [Counts.of_words(tokens) for tokens in token_lists]
-    return tuple(map(len, token_lists)), dict(zip(every, every)), Counts.merged(each)
+    return tuple(map(len, token_lists)), Counts.merged([Counts.of_words(tokens) for tokens in token_lists])
 
 
 # From this many characters in the output or a reference on, packed n-grams (numpy)
@@ -86,13 +79,25 @@ PACK_FROM = 400
 
 @lru_cache(maxsize=32)
 def _reference_packed(refs: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], Packed] | None:
-    """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams."""
+    """The references' lengths, their vocabulary (token -> symbol number) and packed n-grams.
+
+    A token's number is the position of its first occurrence over the references, 1 on
+    (``setdefault`` numbers the tokens in the same pass that reads them, so numbers skip
+    the repeats: the base is one more than the number of tokens, not of distinct ones).
+    """
     token_lists = [tokens_13a(r.rstrip()) for r in refs]
-    vocab = dict(zip(dict.fromkeys(chain.from_iterable(token_lists)), count(1)))
-    base = len(vocab) + 2
+    vocab: dict[str, int] = {}
+    numbers = count(1)
+    ids = [np.fromiter(map(vocab.setdefault, t, numbers), np.int64, len(t)) for t in token_lists]
+    base = sum(map(len, token_lists)) + 2
     if not packable(base, MAX_ORDER):
-        return None
-    packs = [pack(np.fromiter(map(vocab.__getitem__, t), np.int64, len(t)), base, MAX_ORDER) for t in token_lists]
+        # Too many tokens for keys of these digits: number only the distinct ones.
+        vocab = dict(zip(vocab, count(1)))
+        base = len(vocab) + 2
+        if not packable(base, MAX_ORDER):
+            return None
+        ids = [np.fromiter(map(vocab.__getitem__, t), np.int64, len(t)) for t in token_lists]
+    packs = [pack(i, base, MAX_ORDER) for i in ids]
     return tuple(map(len, token_lists)), vocab, pack_max(packs)
 
 
@@ -108,32 +113,43 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
 
 
-def _totals(hyp_len: int) -> list[int]:
-    return [hyp_len - n if hyp_len > n else 0 for n in range(MAX_ORDER)]
+_TOTALS = [tuple(h - n if h > n else 0 for n in range(MAX_ORDER)) for h in range(MAX_ORDER)]
 
 
-def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
-    """One row's sufficient statistics: [hyp_len, ref_len, correct_1..4, total_1..4]."""
+def _totals(hyp_len: int) -> tuple[int, ...]:
+    if hyp_len >= MAX_ORDER:
+        return (hyp_len, hyp_len - 1, hyp_len - 2, hyp_len - 3)
+    return _TOTALS[hyp_len]
+
+
+def _segment(refs: tuple[str, ...], output: str) -> tuple[int, int, list[int] | tuple[int, ...], tuple[int, ...]]:
+    """One row's (hyp_len, ref_len, correct_1..4, total_1..4)."""
     packed = None
-    if len(output) >= PACK_FROM or max(map(len, refs)) >= PACK_FROM:
+    if len(output) >= PACK_FROM or (len(refs[0]) if len(refs) == 1 else max(map(len, refs))) >= PACK_FROM:
         packed = _reference_packed(refs)
     if packed is not None:
         ref_lens, vocab, ref_ngrams = packed
     else:
-        ref_lens, canon, ref_counts = _reference_info(refs)
+        ref_lens, ref_counts = _reference_info(refs)
     if output in refs:  # every output n-gram is in that reference, at least as often
         hyp_len = ref_lens[refs.index(output)]
         total = _totals(hyp_len)
-        return [hyp_len, closest_ref_len(hyp_len, ref_lens), *total, *total]
+        return hyp_len, closest_ref_len(hyp_len, ref_lens), total, total
     tokens = tokens_13a(output.rstrip())
     hyp_len = len(tokens)
     if packed is not None:
         ids = np.fromiter(map(vocab.get, tokens, repeat(ref_ngrams.base - 1)), np.int64, hyp_len)
         correct = packed_matches(ids, ref_ngrams, MAX_ORDER)
     else:
-        tokens = list(map(canon.get, tokens, tokens))
         correct = clipped_matches(word_ngrams(tokens), ref_counts, hyp_len)
-    return [hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *_totals(hyp_len)]
+    ref_len = ref_lens[0] if len(ref_lens) == 1 else closest_ref_len(hyp_len, ref_lens)
+    return hyp_len, ref_len, correct, _totals(hyp_len)
+
+
+def segment_statistics(refs: tuple[str, ...], output: str) -> list[int]:
+    """One row's sufficient statistics: [hyp_len, ref_len, correct_1..4, total_1..4]."""
+    hyp_len, ref_len, correct, total = _segment(refs, output)
+    return [hyp_len, ref_len, *correct, *total]
 
 
 _ZEROS = (0.0,) * MAX_ORDER
@@ -141,8 +157,10 @@ _ZEROS = (0.0,) * MAX_ORDER
 
 def compute_bleu(stats: Sequence[int], effective_order: bool) -> BLEUResult:
     """BLEU from (summed) statistics: sacrebleu's ``BLEU.compute_bleu`` with ``exp`` smoothing."""
-    hyp_len, ref_len = stats[0], stats[1]
-    correct, total = tuple(stats[2 : 2 + MAX_ORDER]), tuple(stats[2 + MAX_ORDER : N_STATS])
+    return _bleu(stats[0], stats[1], tuple(stats[2 : 2 + MAX_ORDER]), tuple(stats[2 + MAX_ORDER : N_STATS]), effective_order)
+
+
+def _bleu(hyp_len: int, ref_len: int, correct: tuple[int, ...], total: tuple[int, ...], effective_order: bool) -> BLEUResult:
     bp = 1.0
     if hyp_len < ref_len:
         bp = math.exp(1 - ref_len / hyp_len) if hyp_len > 0 else 0.0
@@ -153,6 +171,7 @@ def compute_bleu(stats: Sequence[int], effective_order: bool) -> BLEUResult:
     precisions = []
     log_sum = 0.0
     smooth = 1.0
+    log = math.log
     for c, t in zip(correct, total):
         if not t:
             break
@@ -162,7 +181,7 @@ def compute_bleu(stats: Sequence[int], effective_order: bool) -> BLEUResult:
             smooth *= 2
             p = 100.0 / (smooth * t)
         precisions.append(p / 100)
-        log_sum += math.log(p)
+        log_sum += log(p)
     order = len(precisions)
     if effective_order or order == MAX_ORDER:
         score = bp * math.exp(log_sum / order)
@@ -218,7 +237,8 @@ def explain(r: BLEUResult, sig: str) -> str:
     summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
 )
 def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    r = compute_bleu(segment_statistics(refs, output), effective_order=True)
+    hyp_len, ref_len, correct, total = _segment(refs, output)
+    r = _bleu(hyp_len, ref_len, tuple(correct), total, True)
     sig = signature(len(refs), True)
     return continuous(
         r.score,

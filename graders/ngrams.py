@@ -111,30 +111,32 @@ def clipped_matches(hyp: Sequence[Iterable], ref: Counts, length: int) -> list[i
     """Per order, the sum over the hypothesis n-grams of min(hypothesis count, reference count).
 
     ``hyp`` holds the n-grams of a sequence of ``length`` symbols, per order. Where each
-    hypothesis n-gram occurs once, the sum is the number of them in the reference, and
-    where each reference n-gram does, the number of distinct hypothesis n-grams in it:
-    both counted in C. An order without a match leaves none for the orders above it (an
-    n-gram's prefix is a lower-order n-gram), so those are not looked at.
+    reference n-gram occurs once, the sum is the number of distinct hypothesis n-grams in
+    the reference, and where each hypothesis n-gram does, the number of them in it: both
+    one C-level intersection. An order without a match leaves none for the orders above
+    it (an n-gram's prefix is a lower-order n-gram), so those are not looked at.
     """
-    # No symbol twice: then no n-gram of any order twice either.
-    distinct = len(set(hyp[0])) == length
     matches = []
+    distinct = None  # no symbol twice (then no n-gram of any order twice either)
     for n, (grams, r, once) in enumerate(zip(hyp, ref.counts, ref.once)):
-        if distinct:
-            m = sum(map(r.__contains__, grams))
-        elif once:
-            m = len(set(filter(r.__contains__, grams)))
+        if once:
+            m = len(r.intersection(grams)) if type(r) is set else len(r.keys() & grams)
         else:
-            h = tally(grams)
-            if len(h) == length - n:
-                m = sum(map(r.__contains__, h))
+            if distinct is None:
+                distinct = len(set(hyp[0])) == length
+            if distinct:
+                m = len(r.keys() & grams)
             else:
-                m = 0
-                get = r.get
-                for gram, c in h.items():
-                    k = get(gram)
-                    if k:
-                        m += c if c < k else k
+                h = tally(grams)
+                if len(h) == length - n:
+                    m = len(r.keys() & h.keys())
+                else:
+                    m = 0
+                    get = r.get
+                    for gram, c in h.items():
+                        k = get(gram)
+                        if k:
+                            m += c if c < k else k
         matches.append(m)
         if not m:
             break

@@ -209,21 +209,34 @@ def corpus_bleu(outputs: Sequence[str], references: Sequence[str | Sequence[str]
 
 
 def explain(r: BLEUResult, sig: str) -> str:
-    if r.hyp_len == 0:
+    hyp_len, correct, total = r.hyp_len, r.correct, r.total
+    if hyp_len == 0:
         why = "the output has no tokens"
-    elif not any(r.correct):
+    elif not any(correct):
         why = "no output token matches a reference"
+    elif hyp_len >= MAX_ORDER:  # every order: one format for the common case
+        why = "n-gram precisions %d/%d, %d/%d, %d/%d, %d/%d%s" % (
+            correct[0],
+            total[0],
+            correct[1],
+            total[1],
+            correct[2],
+            total[2],
+            correct[3],
+            total[3],
+            " (an order with no match is exp-smoothed)" if 0 in correct else "",
+        )
     else:
-        k = min(r.hyp_len, MAX_ORDER)  # the orders the output has
+        k = hyp_len  # the orders the output has
         why = "n-gram precisions %s%s" % (
-            ", ".join(["%d/%d" % m for m in zip(r.correct[:k], r.total[:k])]),
-            " (an order with no match is exp-smoothed)" if 0 in r.correct[:k] else "",
+            ", ".join(["%d/%d" % m for m in zip(correct[:k], total[:k])]),
+            " (an order with no match is exp-smoothed)" if 0 in correct[:k] else "",
         )
     return "BLEU %.4f: %s; brevity penalty %.3f (tokens: output %d, closest reference %d). Settings %s." % (
         r.score,
         why,
         r.brevity_penalty,
-        r.hyp_len,
+        hyp_len,
         r.ref_len,
         sig,
     )

@@ -243,18 +243,30 @@ def default_workers() -> int:
 # What forked workers score: set just before the pool forks, so the rows reach the
 # children with the fork instead of being pickled; only (start, stop) travels.
 _FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool] | None = None
-# Columns a chunk written where it was scored no longer needs to send back.
-_WRITTEN_ONLY = ("explanation", "output", "details")
+
+
+# Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
+CORPUS_SCORERS = ("bleu", "chrf")
+
+
+def _corpus_details(part: dict[str, Any]) -> np.ndarray:
+    """The details column with only the corpus scorers' rows kept (None elsewhere)."""
+    keep = np.isin(part["scorer"], CORPUS_SCORERS)
+    out = np.full(len(keep), None, dtype=object)
+    if keep.any():
+        out[keep] = part["details"][keep]
+    return out
 
 
 def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
     if csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
         columns = list(SCORED_COLUMNS) + (["output"] if include_output else [])
         part["_csv"] = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
-        for c in _WRITTEN_ONLY:
+        for c in ("explanation", "output"):
             part.pop(c, None)
+        part["details"] = _corpus_details(part)
     elif not details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = np.full(len(part["details"]), None, dtype=object)
+        part["details"] = _corpus_details(part)
     return part
 
 
@@ -282,7 +294,7 @@ def score_frame(
     server such as Streamlit, where forking is unsafe). ``progress(done, total)`` is called
     after each chunk; ``cancel()`` returning True stops between chunks with ``Cancelled``.
     ``details=False`` leaves the ``details`` column empty (None) when rows are scored in
-    worker processes; the scored file and the summary do not use it.
+    worker processes, except BLEU's and chrF's (the summary sums their statistics).
     """
     parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False)
     columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
@@ -303,7 +315,8 @@ def score_to_csv(
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the worker
     processes when there are several, so the parent only writes bytes. Returns the scored
-    frame without ``explanation``, ``output`` and ``details`` (what ``summarize`` reads).
+    frame without ``explanation`` and ``output``, ``details`` kept for BLEU and chrF rows
+    only (what ``summarize`` reads).
     """
     parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True)
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
@@ -316,7 +329,7 @@ def score_to_csv(
             out.writelines(blocks)
     except OSError as e:
         raise OutputError(e.errno, e.strerror) from e
-    columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in _WRITTEN_ONLY]
+    columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in ("explanation", "output")]
     return _frame(parts, columns)
 
 

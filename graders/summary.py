@@ -43,10 +43,31 @@ def _by_scorer(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _summed_statistics(name: str, mine: pd.DataFrame, n: int) -> list[int] | None:
+    """The corpus statistics summed from the sentence grades' details (the same integers
+    ``corpus_bleu`` / ``corpus_chrf`` sum), or None when a row's are missing."""
+    if not n or len(mine) != n or "details" not in mine.columns:
+        return None
+    total: list[int] | None = None
+    for d in mine["details"]:
+        if not d:
+            return None
+        if name == "bleu":
+            if "correct" not in d:
+                return None
+            row = [d["hyp_len"], d["ref_len"], *d["correct"], *d["total"]]
+        else:
+            if "stats" not in d:
+                return None
+            row = list(d["stats"])
+        total = row if total is None else [a + b for a, b in zip(total, row)]
+    return total
+
+
 def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
     """Per system: corpus BLEU / chrF beside the mean of the sentence scores."""
-    from .bleu import corpus_bleu
-    from .chrf import corpus_chrf
+    from .bleu import compute_bleu, corpus_bleu
+    from .chrf import compute_chrf, corpus_chrf
 
     out: dict[str, dict[str, Any]] = {}
     if "bleu" not in graders and "chrf" not in graders:
@@ -57,10 +78,15 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
         for name, corpus in (("bleu", corpus_bleu), ("chrf", corpus_chrf)):
             if name not in graders:
                 continue
-            sentence = scored[(scored["scorer"] == name) & (scored["system"] == system)]["score"]
-            sentence = pd.to_numeric(sentence.where(sentence != ""), errors="coerce")
+            mine = scored[(scored["scorer"] == name) & (scored["system"] == system)]
+            sentence = pd.to_numeric(mine["score"].where(mine["score"] != ""), errors="coerce")
+            summed = _summed_statistics(name, mine, len(outputs))
+            if summed is not None:
+                value = compute_bleu(summed, effective_order=False).score if name == "bleu" else compute_chrf(summed).score
+            else:
+                value = corpus(outputs, refs) if outputs else None
             figures[name] = {
-                "corpus": corpus(outputs, refs) if outputs else None,
+                "corpus": value,
                 "mean_sentence": None if sentence.notna().sum() == 0 else float(sentence.mean()),
                 "rows": int(len(outputs)),
             }

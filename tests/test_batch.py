@@ -230,8 +230,30 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     buf = io.BytesIO()
     lean = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
     assert buf.getvalue() == b.scored_csv_bytes(full, include_output=True)
-    assert "explanation" not in lean.columns and "details" not in lean.columns
-    pd.testing.assert_frame_equal(lean, full[list(lean.columns)])
+    assert "explanation" not in lean.columns and "output" not in lean.columns
+    assert lean["details"].isna().all()  # no BLEU or chrF here: no details kept
+    cols = [c for c in lean.columns if c != "details"]
+    pd.testing.assert_frame_equal(lean[cols], full[cols])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, workers):
+    """Corpus BLEU and chrF summed from the rows' statistics equal a second pass over the corpus."""
+    import graders.batch as b
+    from graders import corpus_bleu, corpus_chrf
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    data = mixed_pairs(400, seed=21) + [(["one ref", "two refs here"], "two refs"), ([""], "x"), (["a b"], "")]
+    rows = rows_of(data)
+    cfg = config_of("bleu", "chrf", "exact")
+    lean = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120)
+    summary = summarize(lean, rows, graders=("bleu", "chrf", "exact"))
+    outputs, refs = list(rows["output"]), [list(r) for r in rows["refs"]]
+    assert summary["corpus"]["v1"]["bleu"]["corpus"] == corpus_bleu(outputs, refs)
+    assert summary["corpus"]["v1"]["chrf"]["corpus"] == corpus_chrf(outputs, refs)
+    # Without the details (an older frame), the summary makes the second pass itself.
+    bare = summarize(lean.assign(details=None), rows, graders=("bleu", "chrf", "exact"))
+    assert bare["corpus"] == summary["corpus"]
 
 
 def test_cancel_stops_between_chunks():

@@ -313,10 +313,10 @@ def score_to_csv(
     chunk_rows: int = CHUNK_ROWS,
 ) -> pd.DataFrame:
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
-    binary file) in one pass: each chunk's lines are formatted where it was scored, in the worker
-    processes when there are several, so the parent only writes bytes. Returns the scored
-    frame without ``explanation`` and ``output``, ``details`` kept for BLEU and chrF rows
-    only (what ``summarize`` reads).
+    binary file) in one pass: each chunk's lines are formatted where it was scored, in the
+    worker processes when there are several, so the parent only writes bytes. Returns the
+    scored frame without ``explanation`` and ``output``, ``details`` kept for BLEU and chrF
+    rows only (what ``summarize`` reads).
     """
     parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True)
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
@@ -411,7 +411,8 @@ class _Utf8Writer:
 
 
 def csv_cell(value: Any) -> str:
-    """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it."""
+    """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it, except that a bare CR is
+    quoted too (csv.writer with LF line ends leaves it bare, and readers split there)."""
     if not isinstance(value, str):
         value = "" if value is None else str(value)
     if '"' in value:
@@ -436,9 +437,9 @@ def _csv_column(values: list[Any]) -> list[str]:
         return [csv_cell(v) for v in values]
 
 
-def _csv_block(arrays: Sequence[Any]) -> str:
-    """The lines of these columns' cells, each line ended by LF."""
-    cells = [_csv_column(list(arr)) if not isinstance(arr, np.ndarray) else _csv_column(arr.tolist()) for arr in arrays]
+def _csv_block(arrays: Sequence[np.ndarray]) -> str:
+    """The lines of these columns' cells (object arrays), each line ended by LF."""
+    cells = [_csv_column(arr.tolist()) for arr in arrays]
     lines = list(map(",".join, zip(*cells)))
     lines.append("")
     return "\n".join(lines)

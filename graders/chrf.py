@@ -18,6 +18,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple, Sequence
 
+import numpy as np
+
+from .block import Block
 from .ngrams import (
     Alphabet,
     Counts,
@@ -25,12 +28,14 @@ from .ngrams import (
     char_ngrams,
     clipped_matches,
     code_points,
+    column_code_points,
+    column_matches,
     corpus_statistics,
     pack,
     packable,
     packed_matches,
 )
-from .registry import THRESHOLD, register
+from .registry import BELOW_THRESHOLD_MARGIN, THRESHOLD, register
 from .result import Grade, continuous
 
 CHAR_ORDER = 6
@@ -197,18 +202,67 @@ def explain(r: CHRFResult, sig: str, best: str = "") -> str:
     return "chrF %.4f: %s. Settings %s." % (r.score, why, sig)
 
 
-@register(
-    "chrf",
-    params=[THRESHOLD],
-    binary=False,
-    label="chrF",
-    summary="character n-gram F-score (orders 1-6, beta 2) as sacrebleu computes it",
-)
-def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    stats, index = best_statistics(refs, output)
-    r = compute_chrf(stats)
-    sig = signature(len(refs))
-    best = f", against reference {index + 1} of {len(refs)} (the best)" if len(refs) > 1 else ""
+def _f_columns(stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_f_percent`` of each row of a statistics array: the same float operations in
+    the same order, elementwise (so the same doubles)."""
+    factor = BETA**2
+    zero = np.zeros(len(stats))
+    prec, rec, orders = zero.copy(), zero.copy(), np.zeros(len(stats), dtype=np.int64)
+    for i in range(CHAR_ORDER):
+        n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+        eff = (n_hyp > 0) & (n_ref > 0)
+        prec = np.where(eff, prec + n_match / np.where(eff, n_hyp, 1), prec)
+        rec = np.where(eff, rec + n_match / np.where(eff, n_ref, 1), rec)
+        orders += eff
+    some = orders > 0
+    prec = np.where(some, prec / np.maximum(orders, 1), prec)
+    rec = np.where(some, rec / np.maximum(orders, 1), rec)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = (1 + factor) * prec * rec
+        score = score / ((factor * prec) + rec)
+    percent = np.where(prec + rec != 0, 100 * score, 0.0)
+    return percent, prec, rec, orders
+
+
+def column_results(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> list[tuple[CHRFResult, int]]:
+    """``compute_chrf(best_statistics(...))`` and the best reference's index for every row
+    of a column (rows with at least one reference), the n-grams of all rows counted at once
+    (``ngrams.column_matches``)."""
+    hyps = ["".join(o.split()) for o in outputs]
+    pair_hyps: list[str] = []
+    pair_refs: list[str] = []
+    for rs, hyp in zip(refs, hyps):
+        for ref in rs:
+            pair_hyps.append(hyp)
+            pair_refs.append("".join(ref.split()))
+    h_ids, h_lens, r_ids, r_lens = column_code_points(pair_hyps, pair_refs)
+    matches = column_matches(h_ids, h_lens, r_ids, r_lens, CHAR_ORDER)
+    stats = np.empty((len(pair_hyps), N_STATS), dtype=np.int64)
+    for n in range(CHAR_ORDER):
+        ref_total = np.maximum(r_lens - n, 0)
+        # sacrebleu counts no output n-grams of an order the reference lacks.
+        stats[:, 3 * n] = np.where((h_lens > n) & (ref_total > 0), h_lens - n, 0)
+        stats[:, 3 * n + 1] = ref_total
+        stats[:, 3 * n + 2] = matches[:, n]
+    percent, prec, rec, orders = _f_columns(stats)
+    score = np.minimum(percent / 100, 1.0).tolist()
+    percent, prec, rec, orders = percent.tolist(), prec.tolist(), rec.tolist(), orders.tolist()
+    stats_rows = list(map(tuple, stats.tolist()))
+    out: list[tuple[CHRFResult, int]] = []
+    at = 0
+    for rs in refs:
+        best = at
+        for j in range(at + 1, at + len(rs)):  # the highest F, the first on a tie
+            if percent[j] > percent[best]:
+                best = j
+        out.append((CHRFResult(score[best], prec[best], rec[best], orders[best], stats_rows[best]), best - at))
+        at += len(rs)
+    return out
+
+
+def _grade_of(r: CHRFResult, index: int, nrefs: int, threshold: float | None) -> Grade:
+    sig = signature(nrefs)
+    best = f", against reference {index + 1} of {nrefs} (the best)" if nrefs > 1 else ""
     return continuous(
         r.score,
         threshold,
@@ -220,3 +274,36 @@ def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = 
         best_reference=index,
         stats=r.stats,
     )
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
+    """chrF over a column (``run`` on each row, near-miss code included): the statistics of
+    every row at once, then each row's grade from its statistics."""
+    from .registry import get_spec, run
+
+    block = Block(len(outputs))
+    some = [i for i, r in enumerate(refs) if r]
+    found = column_results([refs[i] for i in some], [outputs[i] for i in some])
+    for i, (r, index) in zip(some, found):
+        g = _grade_of(r, index, len(refs[i]), threshold)
+        block.set(i, g)
+        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_MARGIN:
+            block.near_miss[i] = ("below_threshold",)
+    if len(some) < len(refs):
+        spec = get_spec("chrf")
+        for i in sorted(set(range(len(refs))) - set(some)):
+            block.set(i, run(spec, refs[i], outputs[i], {"threshold": threshold}))
+    return block
+
+
+@register(
+    "chrf",
+    params=[THRESHOLD],
+    binary=False,
+    label="chrF",
+    summary="character n-gram F-score (orders 1-6, beta 2) as sacrebleu computes it",
+    batch=grade_many,
+)
+def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    stats, index = best_statistics(refs, output)
+    return _grade_of(compute_chrf(stats), index, len(refs), threshold)

@@ -283,3 +283,87 @@ def corpus_statistics(
         for k, v in enumerate(segment_statistics(refs, output)):
             stats[k] += v
     return stats
+
+
+# Column matching: the clipped matches of many (hypothesis, reference) pairs at once, for
+# the batch layer. Both sides' symbols are numbered 1..S over the whole column; the n-grams
+# of order k of every row are integer keys (row, symbols as digits in base S + 1), counted
+# by sorting, and the two sides' counts meet in one searchsorted per order. Keys are exact:
+# when the next order's keys would not fit in int64, the current ones are replaced by their
+# rank among the column's distinct n-grams (equal n-grams, equal ranks).
+
+_KEY_LIMIT = 2**62
+
+
+def _row_positions(lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each symbol of the concatenated rows: its row, and the symbols left in its row
+    from it on (itself included)."""
+    rows = np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+    ends = np.cumsum(lens)
+    return rows, ends[rows] - np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+
+
+def _distinct_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    keys = np.sort(keys)
+    if not len(keys):
+        return keys, keys
+    first = np.empty(len(keys), dtype=bool)
+    first[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(np.append(starts, len(keys)))
+
+
+def column_matches(
+    hyp_ids: np.ndarray, hyp_lens: np.ndarray, ref_ids: np.ndarray, ref_lens: np.ndarray, max_order: int
+) -> np.ndarray:
+    """Clipped matches per order, an (n, max_order) int64 array, of n pairs of symbol
+    sequences given concatenated (``hyp_ids`` holds row 0's symbols, then row 1's, …;
+    ids >= 1, ``hyp_lens[i]`` symbols in row i). Row i's entries equal
+    ``clipped_matches`` on row i's n-grams."""
+    n = len(hyp_lens)
+    matches = np.zeros((n, max_order), dtype=np.int64)
+    if not n or not len(hyp_ids) or not len(ref_ids):
+        return matches
+    base = int(max(hyp_ids.max(), ref_ids.max())) + 1
+    h_rows, h_left = _row_positions(hyp_lens)
+    r_rows, r_left = _row_positions(ref_lens)
+    hk, rk = hyp_ids.astype(np.int64), ref_ids.astype(np.int64)
+    bound = base  # keys of the current order lie in [0, bound)
+    for k in range(max_order):
+        if k:
+            if bound * base * n >= _KEY_LIMIT:  # rank the current n-grams, both sides together
+                distinct, inverse = np.unique(np.concatenate([hk, rk]), return_inverse=True)
+                hk, rk = inverse[: len(hk)], inverse[len(hk):]
+                bound = len(distinct)
+            hk = hk[:-1] * base + hyp_ids[k:]
+            rk = rk[:-1] * base + ref_ids[k:]
+            bound *= base
+        h_ok = h_left[: len(hk)] > k  # the n-gram ends inside its row
+        r_ok = r_left[: len(rk)] > k
+        h_keys, hc = _distinct_counts(h_rows[: len(hk)][h_ok] * bound + hk[h_ok])
+        r_keys, rc = _distinct_counts(r_rows[: len(rk)][r_ok] * bound + rk[r_ok])
+        if not len(h_keys) or not len(r_keys):
+            break
+        at = np.searchsorted(r_keys, h_keys)
+        np.minimum(at, len(r_keys) - 1, out=at)
+        hit = r_keys[at] == h_keys
+        if not hit.any():  # no match of this order leaves none above it
+            break
+        clipped = np.minimum(hc[hit], rc[at[hit]])
+        matches[:, k] = np.bincount(h_keys[hit] // bound, weights=clipped, minlength=n)
+    return matches
+
+
+def column_code_points(
+    hyps: Sequence[str], refs: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``column_matches``'s input for character n-grams: each side's code points
+    concatenated and numbered 1..S by rank among both sides' S distinct ones, and each
+    text's length."""
+    h_lens = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+    r_lens = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
+    h_codes, r_codes = code_points("".join(hyps)), code_points("".join(refs))
+    _, ids = np.unique(np.concatenate([h_codes, r_codes]), return_inverse=True)
+    ids = ids.astype(np.int64) + 1
+    return ids[: len(h_codes)], h_lens, ids[len(h_codes):], r_lens

@@ -202,6 +202,45 @@ def test_large_alphabets_fall_back_to_dicts():
     assert abs(grade("bleu", ref, out).score - sb_bleu([ref], out)) <= TOL
 
 
+def _column_equals_rows(name, rows, threshold=None):
+    from graders.batch import grade_column
+    from graders.config import GraderConfig
+
+    params = {} if threshold is None else {"threshold": threshold}
+    block = grade_column(GraderConfig.make(name, params), [tuple(r) for r, _ in rows], [o for _, o in rows])
+    for i, (refs, out) in enumerate(rows):
+        want, got = grade(name, list(refs), out, **params), block.grade(i)
+        assert (got.status, got.passed, got.score, got.explanation, got.near_miss, dict(got.details)) == (
+            want.status, want.passed, want.score, want.explanation, want.near_miss, dict(want.details)), (refs, out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.text(alphabet=st.characters(exclude_categories=()), max_size=30), min_size=1, max_size=3),
+            st.text(alphabet=st.characters(exclude_categories=()), max_size=30),
+        ),
+        max_size=12,
+    ),
+    st.sampled_from([None, 0.3, 0.6]),
+)
+def test_column_form_equals_grade_on_any_text(rows, threshold):
+    # The column forms count every row's n-grams at once; grade() counts one row's.
+    for name in ("chrf",):
+        _column_equals_rows(name, rows, threshold)
+
+
+@pytest.mark.parametrize("key_limit", [2**62, 2**16], ids=["direct keys", "ranked keys"])
+def test_column_form_equals_grade_on_generated_pairs(monkeypatch, key_limit):
+    import graders.ngrams
+
+    monkeypatch.setattr(graders.ngrams, "_KEY_LIMIT", key_limit)
+    rows = PAIRS[:1500] + list(HAND.values()) + [(["", "the cat"], "a cat"), (["東京 タワー"] * 2, "東京"), ([], "no reference")]
+    for name in ("chrf",):
+        _column_equals_rows(name, rows, threshold=0.5)
+
+
 # --- explanations and details ----------------------------------------------------------
 
 

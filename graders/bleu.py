@@ -12,22 +12,26 @@ sentence's own, or their sum over the corpus. The statistics come one of two way
 same integers: sets and dicts of token tuples, or numpy-packed n-gram keys once the
 output or a reference reaches ``PACK_FROM`` characters. Either way a reference's side is
 cached (32 reference tuples: enough for the outputs compared on a row and its repeats, and
-few enough that the garbage collector seldom has to walk the cached n-grams).
+few enough that the garbage collector seldom has to walk the cached n-grams). A column
+of rows with one reference each has a third way (``column_statistics``): every row's
+tokens numbered in one vocabulary and all n-grams counted at once, to the same integers.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
-from itertools import count, repeat
+from itertools import chain, count, repeat
 from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from .block import Block
 from .ngrams import (
     Counts,
     Packed,
     clipped_matches,
+    column_matches,
     corpus_statistics,
     pack,
     pack_max,
@@ -35,7 +39,7 @@ from .ngrams import (
     packed_matches,
     word_ngrams,
 )
-from .registry import THRESHOLD, register
+from .registry import BELOW_THRESHOLD_MARGIN, THRESHOLD, register
 from .result import Grade, continuous
 from .tokenizer_13a import tokens_13a
 
@@ -242,17 +246,30 @@ def explain(r: BLEUResult, sig: str) -> str:
     )
 
 
-@register(
-    "bleu",
-    params=[THRESHOLD],
-    binary=False,
-    label="BLEU",
-    summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
-)
-def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    hyp_len, ref_len, correct, total = _segment(refs, output)
-    r = _bleu(hyp_len, ref_len, tuple(correct), total, True)
-    sig = signature(len(refs), True)
+def column_statistics(refs: Sequence[str], outputs: Sequence[str]) -> list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]:
+    """``_segment`` of every row of a column of one reference each: the tokens of all rows
+    numbered in one vocabulary and their n-grams counted at once (``ngrams.column_matches``)."""
+    hyp_tokens = [tokens_13a(o.rstrip()) for o in outputs]
+    ref_tokens = [tokens_13a(r.rstrip()) for r in refs]
+    # A token's number is where it first occurred (setdefault, as in _reference_packed);
+    # ranking those makes them dense, 1..distinct, so the n-gram keys stay small.
+    vocab: dict[str, int] = {}
+    h_lens = [len(t) for t in hyp_tokens]
+    r_lens = [len(t) for t in ref_tokens]
+    every = chain.from_iterable((*hyp_tokens, *ref_tokens))
+    first = np.fromiter(map(vocab.setdefault, every, count(1)), np.int64, sum(h_lens) + sum(r_lens))
+    ids = np.unique(first, return_inverse=True)[1].astype(np.int64) + 1
+    split = sum(h_lens)
+    h_ids, r_ids = ids[:split], ids[split:]
+    correct = column_matches(
+        h_ids, np.asarray(h_lens, dtype=np.int64), r_ids, np.asarray(r_lens, dtype=np.int64), MAX_ORDER
+    ).tolist()
+    return [(h, r, tuple(c), _totals(h)) for h, r, c in zip(h_lens, r_lens, correct)]
+
+
+def _grade_of(hyp_len: int, ref_len: int, correct: tuple[int, ...], total: tuple[int, ...], nrefs: int, threshold: float | None) -> Grade:
+    r = _bleu(hyp_len, ref_len, correct, total, True)
+    sig = signature(nrefs, True)
     return continuous(
         r.score,
         threshold,
@@ -265,3 +282,38 @@ def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = 
         correct=r.correct,
         total=r.total,
     )
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
+    """BLEU over a column (``run`` on each row, near-miss code included): rows with one
+    reference counted at once (``column_statistics``), the others row by row."""
+    from .registry import get_spec, run
+
+    block = Block(len(outputs))
+    single = [i for i, r in enumerate(refs) if len(r) == 1]
+    found = column_statistics([refs[i][0] for i in single], [outputs[i] for i in single])
+    grades = {i: _grade_of(*seg, 1, threshold) for i, seg in zip(single, found)}
+    spec = get_spec("bleu")
+    for i in range(len(outputs)):
+        g = grades.get(i)
+        if g is None:
+            g = run(spec, refs[i], outputs[i], {"threshold": threshold})
+            block.set(i, g)
+            continue
+        block.set(i, g)
+        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_MARGIN:
+            block.near_miss[i] = ("below_threshold",)
+    return block
+
+
+@register(
+    "bleu",
+    params=[THRESHOLD],
+    binary=False,
+    label="BLEU",
+    summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
+    batch=grade_many,
+)
+def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    hyp_len, ref_len, correct, total = _segment(refs, output)
+    return _grade_of(hyp_len, ref_len, tuple(correct), total, len(refs), threshold)

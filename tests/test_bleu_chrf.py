@@ -227,7 +227,7 @@ def _column_equals_rows(name, rows, threshold=None):
 )
 def test_column_form_equals_grade_on_any_text(rows, threshold):
     # The column forms count every row's n-grams at once; grade() counts one row's.
-    for name in ("chrf",):
+    for name in ("chrf", "bleu"):
         _column_equals_rows(name, rows, threshold)
 
 
@@ -237,7 +237,7 @@ def test_column_form_equals_grade_on_generated_pairs(monkeypatch, key_limit):
 
     monkeypatch.setattr(graders.ngrams, "_KEY_LIMIT", key_limit)
     rows = PAIRS[:1500] + list(HAND.values()) + [(["", "the cat"], "a cat"), (["東京 タワー"] * 2, "東京"), ([], "no reference")]
-    for name in ("chrf",):
+    for name in ("chrf", "bleu"):
         _column_equals_rows(name, rows, threshold=0.5)
 
 

@@ -77,6 +77,8 @@ def test_normalized_table(pipeline, expected, output, status):
 def test_trim_removes_exactly_the_29_python_whitespace_characters():
     from graders.text import WHITESPACE
 
+    assert WHITESPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
+    assert len(WHITESPACE) == 29
     pad = WHITESPACE
     assert grade("normalized", expected="x", output=pad + "x" + pad, pipeline=["trim"]).passed
     # U+200B and U+FEFF are not whitespace to str.strip().

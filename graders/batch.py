@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
@@ -314,23 +315,69 @@ def score_to_csv(
 ) -> pd.DataFrame:
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
-    worker processes when there are several, so the parent only writes bytes. Returns the
-    scored frame without ``explanation`` and ``output``, ``details`` kept for BLEU and chrF
-    rows only (what ``summarize`` reads).
+    worker processes when there are several, and written as soon as the chunks before it
+    are, so the parent never holds the whole file. A path is written to a temporary file
+    beside it and renamed into place at the end: a failed or cancelled run leaves no half
+    file. Returns the scored frame without ``explanation`` and ``output``, ``details``
+    kept for BLEU and chrF rows only (what ``summarize`` reads).
     """
-    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True)
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
-    blocks = [(",".join(map(csv_cell, header)) + "\n").encode("utf-8")] + [part.pop("_csv") for part in parts]
+    to_path = isinstance(out, (str, os.PathLike))
+    tmp = None
     try:
-        if isinstance(out, (str, os.PathLike)):  # opened once the rows are scored, as write_scored would
-            with open(out, "wb") as f:
-                f.writelines(blocks)
+        if to_path:
+            target = os.fspath(out)
+            fd, tmp = tempfile.mkstemp(prefix=".gradeboard-", suffix=".csv.part", dir=os.path.dirname(target) or ".")
+            sink = os.fdopen(fd, "wb")
+            os.chmod(tmp, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
         else:
-            out.writelines(blocks)
+            sink = out
+        sink.write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
     except OSError as e:
+        if tmp is not None:
+            _remove(tmp)
         raise OutputError(e.errno, e.strerror) from e
+    waiting: dict[int, bytes] = {}
+    written = 0
+
+    def emit(k: int, part: dict[str, Any]) -> None:
+        nonlocal written
+        waiting[k] = part.pop("_csv")
+        try:
+            while written in waiting:
+                sink.write(waiting.pop(written))
+                written += 1
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from e
+
+    try:
+        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True, on_part=emit)
+        if to_path:
+            try:
+                sink.close()
+                os.replace(tmp, target)
+            except OSError as e:
+                raise OutputError(e.errno, e.strerror) from e
+            tmp = None
+    finally:
+        if tmp is not None:
+            sink.close()
+            _remove(tmp)
     columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in ("explanation", "output")]
     return _frame(parts, columns)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
@@ -341,8 +388,10 @@ def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 def _score_parts(
     rows: pd.DataFrame, config: RunConfig, include_output: bool, workers: int, progress: Progress | None,
     cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool,
+    on_part: Callable[[int, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every chunk's scored columns, in row order (see ``score_frame``)."""
+    """Every chunk's scored columns, in row order (see ``score_frame``); ``on_part(k,
+    part)`` sees chunk ``k`` as soon as it is scored (chunks may arrive out of order)."""
     global _FORKED
     n = len(rows)
     workers = max(1, int(workers or 1))
@@ -356,6 +405,8 @@ def _score_parts(
             if cancel and cancel():
                 raise Cancelled()
             parts[k] = _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, True, csv)
+            if on_part:
+                on_part(k, parts[k])
             done += b - a
             if progress:
                 progress(done, n)
@@ -368,6 +419,8 @@ def _score_parts(
                     for fut in as_completed(futures):
                         k = futures[fut]
                         parts[k] = fut.result()
+                        if on_part:
+                            on_part(k, parts[k])
                         a, b = spans[k]
                         done += b - a
                         if progress:

@@ -3,6 +3,8 @@ assertions, the scored file's cells, and the summary."""
 
 import io
 import json
+import os
+import stat
 
 import pandas as pd
 import pytest
@@ -234,6 +236,48 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     assert lean["details"].isna().all()  # no BLEU or chrF here: no details kept
     cols = [c for c in lean.columns if c != "details"]
     pd.testing.assert_frame_equal(lean[cols], full[cols])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_score_to_csv_streams_to_a_path_and_renames_it_into_place(monkeypatch, tmp_path, workers):
+    """Chunks go to a temporary file beside the target in row order, whatever order the
+    workers finish in; the target appears whole, with open()'s permissions, at the end."""
+    import graders.batch as b
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    rows = rows_of(mixed_pairs(900, seed=5))
+    cfg = config_of("exact", "contains", "bleu")
+    target = tmp_path / "scored.csv"
+    target.write_text("old contents")
+    b.score_to_csv(rows, cfg, target, workers=workers, chunk_rows=100)
+    assert target.read_bytes() == b.scored_csv_bytes(score_frame(rows, cfg))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+
+
+def test_score_to_csv_cancelled_leaves_the_target_alone(tmp_path):
+    import graders.batch as b
+
+    rows = rows_of(mixed_pairs(300, seed=1))
+    target = tmp_path / "scored.csv"
+    target.write_text("old contents")
+    calls = []
+    with pytest.raises(b.Cancelled):
+        b.score_to_csv(rows, config_of("exact"), target, chunk_rows=100, cancel=lambda: calls.append(1) or len(calls) > 2)
+    assert target.read_text() == "old contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
+
+
+def test_score_to_csv_into_a_missing_directory_fails_before_scoring(tmp_path):
+    import graders.batch as b
+
+    rows = rows_of(mixed_pairs(50, seed=1))
+    scored = []
+    with pytest.raises(b.OutputError):
+        b.score_to_csv(rows, config_of("exact"), tmp_path / "nope" / "scored.csv", progress=lambda d, t: scored.append(d))
+    assert scored == []
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -21,7 +21,6 @@ import csv
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -84,16 +83,22 @@ def write_rows(path: Path, n: int, seed: int = 0) -> list[tuple[str, str]]:
     return pairs
 
 
+# Runs one command and prints the largest RSS of it and its workers (KiB): each run measured
+# alone, which RUSAGE_CHILDREN of this process, a running maximum, cannot tell.
+_MEASURE = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+    "sys.stderr.write(r.stderr); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(r.returncode)"
+)
+
+
 def timed_cli(args: list[str]) -> tuple[float, float]:
     """(seconds, peak RSS MB of the largest process) of one `gradeboard` run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "graders", *args], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "graders", *args], capture_output=True, text=True)
     dt = time.perf_counter() - t
     if r.returncode != 0:
         raise SystemExit(f"gradeboard failed: {r.stderr.strip()}")
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return dt, max(peak, before) / 1024
+    return dt, int(r.stdout.split()[-1]) / 1024
 
 
 def main() -> None:

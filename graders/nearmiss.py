@@ -52,11 +52,13 @@ CheckMany = Callable[..., list[bool]]
 # "_", a trailing "." / "!" or quote characters. On ASCII, step(x) == step(y) implies
 # key(x) == key(y), and step(x) in step(y) implies key(x) in key(y), for each step and for
 # all seven together; so a pair whose keys differ cannot be a near miss and is skipped.
-_KEY_DROP = str.maketrans("", "", "".join(c for c in text.WHITESPACE if c.isascii()) + "_.!\"'`")
+# The key is bytes: bytes.lower and bytes.translate with a delete set are three times as
+# fast as their str forms, and on ASCII they agree with them.
+_KEY_DROP = ("".join(c for c in text.WHITESPACE if c.isascii()) + "_.!\"'`").encode("ascii")
 
 
-def ascii_key(s: str) -> str | None:
-    return s.lower().translate(_KEY_DROP) if s.isascii() else None
+def ascii_key(s: str) -> bytes | None:
+    return s.encode("ascii").lower().translate(None, _KEY_DROP) if s.isascii() else None
 
 
 def screen_equal(refs: tuple[str, ...], output: str) -> bool:

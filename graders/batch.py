@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
+import secrets
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
@@ -322,37 +322,33 @@ def score_to_csv(
     kept for BLEU and chrF rows only (what ``summarize`` reads).
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
-    to_path = isinstance(out, (str, os.PathLike))
-    tmp = None
+    target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
+    # Beside the target, so the rename stays on one file system; "x" refuses a clash.
+    tmp = None if target is None else f"{target}.{os.getpid()}-{secrets.token_hex(4)}.part"
     try:
-        if to_path:
-            target = os.fspath(out)
-            fd, tmp = tempfile.mkstemp(prefix=".gradeboard-", suffix=".csv.part", dir=os.path.dirname(target) or ".")
-            sink = os.fdopen(fd, "wb")
-            os.chmod(tmp, 0o666 & ~_umask())  # as open() would create it, not mkstemp's 0600
-        else:
-            sink = out
-        sink.write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
+        sink = out if tmp is None else open(tmp, "xb")
     except OSError as e:
-        if tmp is not None:
-            _remove(tmp)
         raise OutputError(e.errno, e.strerror) from e
     waiting: dict[int, bytes] = {}
     written = 0
 
-    def emit(k: int, part: dict[str, Any]) -> None:
-        nonlocal written
-        waiting[k] = part.pop("_csv")
+    def write(data: bytes) -> None:
         try:
-            while written in waiting:
-                sink.write(waiting.pop(written))
-                written += 1
+            sink.write(data)
         except OSError as e:
             raise OutputError(e.errno, e.strerror) from e
 
+    def emit(k: int, part: dict[str, Any]) -> None:
+        nonlocal written
+        waiting[k] = part.pop("_csv")
+        while written in waiting:
+            write(waiting.pop(written))
+            written += 1
+
     try:
+        write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
         parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True, on_part=emit)
-        if to_path:
+        if tmp is not None:
             try:
                 sink.close()
                 os.replace(tmp, target)
@@ -360,24 +356,14 @@ def score_to_csv(
                 raise OutputError(e.errno, e.strerror) from e
             tmp = None
     finally:
-        if tmp is not None:
+        if tmp is not None:  # failed or cancelled: the target stays as it was
             sink.close()
-            _remove(tmp)
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
     columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in ("explanation", "output")]
     return _frame(parts, columns)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except OSError:
-        pass
 
 
 def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:

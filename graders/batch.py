@@ -552,19 +552,21 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         sel = rows[status[rows] == "scored"]
         if not len(sel):
             continue
-        values = pd.to_numeric(pd.Series(scored["score"].to_numpy(dtype=object)[sel]), errors="coerce").to_numpy(float)
+        # Scored rows always hold a score: float() over the cells, in numpy's loop.
+        values = scored["score"].to_numpy(dtype=object)[sel].astype(float)
         passed = values >= t
         status[sel] = np.where(passed, "pass", "fail").astype(object)
         column("pass")[sel] = np.where(passed, "true", "false").astype(object)
         near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
         column("near_miss")[sel] = np.where(near, "below_threshold", "").astype(object)
-        # The threshold sentence, formatted once per distinct (score, verdict).
-        keys = list(zip(values.tolist(), passed.tolist()))
-        sentence = {
-            (v, p): f" Score {v:.4f} is {'at or above' if p else 'below'} the threshold {t:g}." for v, p in set(keys)
-        }
+        # The threshold sentence depends on the score alone: formatted once per distinct score.
+        distinct, which = np.unique(values, return_inverse=True)
+        sentence = np.array(
+            [f" Score {v:.4f} is {'at or above' if v >= t else 'below'} the threshold {t:g}." for v in distinct.tolist()],
+            dtype=object,
+        )
         explanation = column("explanation")
-        explanation[sel] = [e + sentence[k] for e, k in zip(explanation[sel].tolist(), keys)]
+        explanation[sel] = explanation[sel] + sentence[which]
     out = scored.copy(deep=False)
     for name, arr in arrays.items():  # as object columns (pandas would infer a string dtype)
         out[name] = pd.Series(arr, index=scored.index, dtype=object, copy=False)

@@ -15,7 +15,7 @@ from .block import Block
 from .nearmiss import probe_many, screen_equal
 from .registry import register
 from .result import Grade
-from .text import describe_char, first_difference, nfc, nfkc, snippet
+from .text import describe_char, first_difference, first_differences, nfc, nfkc, snippet
 
 
 def difference_flags(expected: str, output: str) -> tuple[str, ...]:
@@ -49,24 +49,48 @@ _FLAG_WORDS = {
 
 def explain_difference(expected: str, output: str, what: str = "reference", other: str = "output") -> tuple[str, dict]:
     """One paragraph on where and how two unequal texts differ, and the facts behind it."""
-    pos = first_difference(expected, output)
-    assert pos is not None
-    exp_ch = describe_char(expected[pos]) if pos < len(expected) else "end of text"
-    out_ch = describe_char(output[pos]) if pos < len(output) else "end of text"
-    flags = difference_flags(expected, output)
-    sentence = (
-        f"First difference at position {pos} (0-based): the {what} has {exp_ch}, the {other} has {out_ch}. "
-        f"{what.capitalize()}: “{snippet(expected, pos)}”; {other}: “{snippet(output, pos)}”."
-    )
-    if flags:
-        sentence += " Note: " + "; ".join(_FLAG_WORDS[f] for f in flags) + "."
-    facts = {
-        "position": pos,
-        "expected_char": None if pos >= len(expected) else f"U+{ord(expected[pos]):04X}",
-        "output_char": None if pos >= len(output) else f"U+{ord(output[pos]):04X}",
-        "flags": list(flags),
-    }
-    return sentence, facts
+    sentences, facts = explain_differences([expected], [output], what, other)
+    return sentences[0], facts[0]
+
+
+_NOTES: dict[tuple[str, ...], str] = {}
+
+
+def explain_differences(
+    expected: Sequence[str], outputs: Sequence[str], what: str = "reference", other: str = "output"
+) -> tuple[list[str], list[dict]]:
+    """``explain_difference`` over a column of unequal pairs: the first differences found
+    at once (``first_differences``), then one sentence per pair."""
+    positions = first_differences(expected, outputs)
+    head = what.capitalize()
+    sentences: list[str] = []
+    facts: list[dict] = []
+    for e, o, pos in zip(expected, outputs, positions):
+        if pos < len(e):
+            ce = e[pos]
+            de, ue = describe_char(ce), f"U+{ord(ce):04X}"
+        else:
+            de, ue = "end of text", None
+        if pos < len(o):
+            co = o[pos]
+            do, uo = describe_char(co), f"U+{ord(co):04X}"
+        else:
+            do, uo = "end of text", None
+        se = e if len(e) <= 20 and e.isprintable() else snippet(e, pos)  # snippet's own shortcut, inlined
+        so = o if len(o) <= 20 and o.isprintable() else snippet(o, pos)
+        flags = difference_flags(e, o)
+        sentence = (
+            f"First difference at position {pos} (0-based): the {what} has {de}, the {other} has {do}. "
+            f"{head}: “{se}”; {other}: “{so}”."
+        )
+        if flags:
+            note = _NOTES.get(flags)
+            if note is None:
+                note = _NOTES[flags] = " Note: " + "; ".join(_FLAG_WORDS[f] for f in flags) + "."
+            sentence += note
+        sentences.append(sentence)
+        facts.append({"position": pos, "expected_char": ue, "output_char": uo, "flags": list(flags)})
+    return sentences, facts
 
 
 def closest_reference(refs: tuple[str, ...], output: str) -> int:
@@ -92,30 +116,38 @@ def pass_text(refs: tuple[str, ...], output: str) -> str:
 
 
 def fail_text(refs: tuple[str, ...], output: str) -> tuple[str, dict]:
-    i = closest_reference(refs, output)
-    sentence, facts = explain_difference(refs[i], output)
-    if len(refs) == 1:
-        return "The output is not equal to the reference. " + sentence, facts
-    facts["reference"] = i
-    return f"None of the {len(refs)} references is equal; against the closest, reference {i + 1}: " + sentence, facts
+    texts, facts = fail_texts([refs], [output])
+    return texts[0], facts[0]
+
+
+def fail_texts(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> tuple[list[str], list[dict]]:
+    """The fail explanations of a column of failing pairs, each against its closest reference."""
+    closest = [0 if len(r) == 1 else closest_reference(r, o) for r, o in zip(refs, outputs)]
+    texts, facts = explain_differences([r[k] for r, k in zip(refs, closest)], outputs)
+    for j, (r, k) in enumerate(zip(refs, closest)):
+        if len(r) == 1:
+            texts[j] = "The output is not equal to the reference. " + texts[j]
+        else:
+            facts[j]["reference"] = k
+            texts[j] = f"None of the {len(r)} references is equal; against the closest, reference {k + 1}: " + texts[j]
+    return texts, facts
 
 
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
     """Exact match over a column; the probe runs on the fails only, step by step over the column."""
     block = Block(len(outputs))
     hits = check_many(refs, outputs)
-    fails = []
+    fails = [i for i, hit in enumerate(hits) if not hit]
     for i, (r, o, hit) in enumerate(zip(refs, outputs, hits)):
         if hit:
             block.set_verdict(i, True, pass_text(r, o))
-        else:
-            text, facts = fail_text(r, o)
-            block.set_verdict(i, False, text, facts)
-            fails.append(i)
     if fails:
-        codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen_equal)
-        for i, c in zip(fails, codes):
-            block.near_miss[i] = c
+        frefs, fouts = [refs[i] for i in fails], [outputs[i] for i in fails]
+        texts, facts = fail_texts(frefs, fouts)
+        codes = probe_many(check_many, frefs, fouts, screen=screen_equal)
+        explanation, details, near_miss = block.explanation, block.details, block.near_miss
+        for i, t, f, c in zip(fails, texts, facts, codes):  # status, passed, score: a fail's defaults
+            explanation[i], details[i], near_miss[i] = t, f, c
     return block
 
 

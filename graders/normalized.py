@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .block import Block
-from .exact import closest_reference, explain_difference
+from .exact import closest_reference, explain_differences
 from .nearmiss import probe_many, screen_equal
 from .registry import Param, register
 from .result import Grade
@@ -38,21 +38,28 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
     norm = compose(pipeline)
     name = pipeline_name(pipeline)
     sig = f"normalized|pipeline:{name}"
+    passed_details = {"signature": sig}
     block = Block(len(outputs))
-    fails = []
+    fails, fail_refs, fail_outs, closest = [], [], [], []
     for i, (r, o) in enumerate(zip(refs, outputs)):
         out = norm(o)
         normed = tuple(map(norm, r))
         if out in normed:
-            block.set_verdict(i, True, f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]", {"signature": sig})
+            block.set_verdict(i, True, f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]", passed_details)
             continue
-        k = closest_reference(normed, out)
-        sentence, facts = explain_difference(normed[k], out, what="normalized reference", other="normalized output")
-        lead = (f"After the pipeline ({name}) the output still differs"
-                + (f" from all {len(r)} references (closest: reference {k + 1})" if len(r) > 1 else "") + ". ")
-        block.set_verdict(i, False, lead + sentence + f" [{sig}]", {"signature": sig, **facts})
+        k = 0 if len(normed) == 1 else closest_reference(normed, out)
         fails.append(i)
+        fail_refs.append(normed[k])
+        fail_outs.append(out)
+        closest.append(k)
     if fails:
+        sentences, facts = explain_differences(fail_refs, fail_outs, what="normalized reference", other="normalized output")
+        for i, k, sentence, f in zip(fails, closest, sentences, facts):
+            n = len(refs[i])
+            lead = (f"After the pipeline ({name}) the output still differs"
+                    + (f" from all {n} references (closest: reference {k + 1})" if n > 1 else "") + ". ")
+            block.explanation[i] = lead + sentence + f" [{sig}]"
+            block.details[i] = {"signature": sig, **f}
         # The ASCII key also survives these steps, so the same screen is safe for them.
         screen = screen_equal if set(pipeline) <= _KEY_SAFE_STEPS else None
         codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen, pipeline=pipeline)

@@ -14,6 +14,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
+import numpy as np
+
 # Written out: deriving it from every code point costs half a second at each import
 # (tests/test_string_graders.py checks it against str.isspace over all of Unicode).
 WHITESPACE = (
@@ -243,6 +245,50 @@ def first_difference(a: str, b: str) -> int | None:
         else:
             hi = mid - 1
     return lo
+
+
+# Pairs compared as code-point arrays when their common length is at most this; longer
+# ones by first_difference's binary search. A block of pairs holds at most _BLOCK_POINTS.
+_VECTOR_MAX = 512
+_BLOCK_POINTS = 1 << 22
+
+
+def _code_points(texts: Sequence[str]) -> np.ndarray:
+    # surrogatepass: a lone surrogate (JSON's "\ud800") is one code point like any other
+    return np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+
+
+def first_differences(a: Sequence[str], b: Sequence[str]) -> list[int]:
+    """``first_difference(a[i], b[i])`` for each pair of a column of pairs known to differ,
+    the short ones compared at once as arrays of code points."""
+    n = len(a)
+    out = [0] * n
+    if not n:
+        return out
+    la = np.fromiter(map(len, a), dtype=np.int64, count=n)
+    lb = np.fromiter(map(len, b), dtype=np.int64, count=n)
+    common = np.minimum(la, lb)
+    short = np.flatnonzero(common <= _VECTOR_MAX).tolist()
+    for i in np.flatnonzero(common > _VECTOR_MAX).tolist():
+        out[i] = first_difference(a[i], b[i])  # type: ignore[assignment]
+    start = 0
+    while start < len(short):
+        # as many pairs as fit in one block of code points
+        take = short[start:start + max(1, _BLOCK_POINTS // (_VECTOR_MAX + 1))]
+        start += len(take)
+        m = common[take]
+        pa, pb = _code_points([a[i] for i in take]), _code_points([b[i] for i in take])
+        oa = np.cumsum(la[take]) - la[take]  # where each text starts in the joined arrays
+        ob = np.cumsum(lb[take]) - lb[take]
+        seg = np.repeat(np.arange(len(take)), m)
+        k = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)  # index within the pair
+        hit = np.flatnonzero(pa[oa[seg] + k] != pb[ob[seg] + k])
+        pos = m.copy()  # no difference in the common part: the shorter text ends first
+        first_seg, first_at = np.unique(seg[hit], return_index=True)
+        pos[first_seg] = k[hit[first_at]]
+        for i, p in zip(take, pos.tolist()):
+            out[i] = p
+    return out
 
 
 def snippet(s: str, at: int, width: int = 20) -> str:

@@ -105,3 +105,20 @@ def test_probe_screen_never_hides_a_near_miss(expected, output, name):
         screened = nearmiss.probe_many(contains_check, refs, outs, screen=lambda r, o: nearmiss.screen_contains(r, o, "any"),
                                        require="any", at="anywhere")
     assert full == screened
+
+
+@FAST
+@given(st.lists(st.tuples(texts, texts), max_size=40), st.integers(0, 3))
+def test_first_differences_over_a_column_equal_the_pairwise_search(pairs, limit_power):
+    # The column form compares short pairs as code-point arrays in blocks; a small vector
+    # limit and block sends pairs through both paths and across block boundaries.
+    pairs = [(a, b if a != b else b + "x") for a, b in pairs]
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    expected = [text.first_difference(x, y) for x, y in pairs]
+    assert text.first_differences(a, b) == expected
+    old = text._VECTOR_MAX, text._BLOCK_POINTS
+    try:
+        text._VECTOR_MAX, text._BLOCK_POINTS = 4 ** limit_power, 4 ** limit_power * 3
+        assert text.first_differences(a, b) == expected
+    finally:
+        text._VECTOR_MAX, text._BLOCK_POINTS = old

@@ -248,11 +248,19 @@ _FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool] | None = None
 
 # Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
 CORPUS_SCORERS = ("bleu", "chrf")
+# ... and those the dashboard's charts read too (JSON Schema violations by path and keyword).
+CHART_SCORERS = CORPUS_SCORERS + ("json_schema",)
+
+START_METHODS = ("fork", "forkserver")
+# What the forkserver imports once, so each worker it forks starts with the graders loaded;
+# not "__main__" (inside Streamlit that is the page script), and _forkserver_init stops the
+# workers from running the parent's main module on their own.
+_PRELOAD = ["graders._forkserver_init", "graders", "graders.batch"]
 
 
-def _corpus_details(part: dict[str, Any]) -> np.ndarray:
-    """The details column with only the corpus scorers' rows kept (None elsewhere)."""
-    keep = np.isin(part["scorer"], CORPUS_SCORERS)
+def _corpus_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCORERS) -> np.ndarray:
+    """The details column with only these scorers' rows kept (None elsewhere)."""
+    keep = np.isin(part["scorer"], keep_scorers)
     out = np.full(len(keep), None, dtype=object)
     if keep.any():
         out[keep] = part["details"][keep]
@@ -267,7 +275,7 @@ def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv:
             part.pop(c, None)
         part["details"] = _corpus_details(part)
     elif not details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = _corpus_details(part)
+        part["details"] = _corpus_details(part, CHART_SCORERS)
     return part
 
 
@@ -275,6 +283,21 @@ def _score_span(a: int, b: int) -> dict[str, Any]:
     assert _FORKED is not None
     rows, config, include_output, details, csv = _FORKED
     return _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, details, csv)
+
+
+def _score_rows(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+    """A forkserver worker's task: the chunk's rows travel with it (nothing is inherited)."""
+    return _finish_part(_score_chunk(rows, config, include_output), include_output, details, csv)
+
+
+def warm_forkserver() -> None:
+    """Start the forkserver (a fresh process importing the graders once) ahead of the first
+    parallel scoring, so that scoring does not wait for it; safe from any thread."""
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
 
 
 def score_frame(
@@ -287,17 +310,23 @@ def score_frame(
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
     details: bool = True,
+    start_method: str = "fork",
 ) -> pd.DataFrame:
     """Score every row with every configured grader, the overall row and the row's assertions.
 
-    ``workers``: processes for frames of at least ``PARALLEL_MIN_ROWS`` rows (forked, so
-    POSIX only; the command line uses one per core, at most four; keep 1 inside a threaded
-    server such as Streamlit, where forking is unsafe). ``progress(done, total)`` is called
-    after each chunk; ``cancel()`` returning True stops between chunks with ``Cancelled``.
-    ``details=False`` leaves the ``details`` column empty (None) when rows are scored in
-    worker processes, except BLEU's and chrF's (the summary sums their statistics).
+    ``workers``: processes for frames of at least ``PARALLEL_MIN_ROWS`` rows (POSIX only;
+    the command line uses one per core, at most four). ``start_method``: ``"fork"`` (the
+    rows reach the workers with the fork, nothing is pickled but the results) or
+    ``"forkserver"`` (each chunk's rows are sent; the workers are forked from a clean
+    server process, which is what a threaded host such as Streamlit needs: forking a
+    process with other threads running can deadlock the child). ``progress(done,
+    total)`` is called after each chunk; ``cancel()`` returning True stops between chunks
+    with ``Cancelled``. ``details=False`` leaves the ``details`` column empty (None) when
+    rows are scored in worker processes, except BLEU's and chrF's (the summary sums their
+    statistics) and JSON Schema's (the violations chart reads them).
     """
-    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False)
+    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False,
+                         start_method=start_method)
     columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
     return _frame(parts, columns)
 
@@ -374,11 +403,13 @@ def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 def _score_parts(
     rows: pd.DataFrame, config: RunConfig, include_output: bool, workers: int, progress: Progress | None,
     cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool,
-    on_part: Callable[[int, dict[str, Any]], None] | None = None,
+    on_part: Callable[[int, dict[str, Any]], None] | None = None, start_method: str = "fork",
 ) -> list[dict[str, Any]]:
     """Every chunk's scored columns, in row order (see ``score_frame``); ``on_part(k,
     part)`` sees chunk ``k`` as soon as it is scored (chunks may arrive out of order)."""
     global _FORKED
+    if start_method not in START_METHODS:
+        raise ValueError(f"unknown start method {start_method!r}; valid: {', '.join(START_METHODS)}")
     n = len(rows)
     workers = max(1, int(workers or 1))
     spans = _chunks(n, chunk_rows)
@@ -397,10 +428,20 @@ def _score_parts(
             if progress:
                 progress(done, n)
     else:
-        _FORKED = (rows, config, include_output, details, csv)
+        ctx = get_context(start_method)
+        if start_method == "fork":
+            _FORKED = (rows, config, include_output, details, csv)
+        else:
+            ctx.set_forkserver_preload(_PRELOAD)
         try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-                futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                if start_method == "fork":
+                    futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
+                else:
+                    futures = {
+                        pool.submit(_score_rows, rows.iloc[a:b], config, include_output, details, csv): k
+                        for k, (a, b) in enumerate(spans)
+                    }
                 try:
                     for fut in as_completed(futures):
                         k = futures[fut]

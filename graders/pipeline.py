@@ -45,10 +45,12 @@ def score_prepared(
     cancel: Cancel | None = None,
     details: bool = True,
     write_to: Any = None,
+    start_method: str = "fork",
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
     written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
-    text columns it holds (explanation, output, details)."""
+    text columns it holds (explanation, output, details). ``start_method``: how worker
+    processes start (``batch.score_frame``; "forkserver" inside a threaded host)."""
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     if write_to is not None:
@@ -59,7 +61,7 @@ def score_prepared(
     else:
         scored = score_frame(
             prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
-            details=details,
+            details=details, start_method=start_method,
         )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),

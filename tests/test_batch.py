@@ -217,6 +217,40 @@ def test_parallel_equals_serial_and_progress_reports():
     pd.testing.assert_frame_equal(serial[cols], parallel[cols])
 
 
+def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypatch, tmp_path):
+    # Inside Streamlit the parent's __main__ is the page script: a forkserver worker that
+    # re-ran it would score the page again. Here that script would leave a file behind.
+    import sys
+    import types
+
+    import graders.batch as b
+
+    marker = tmp_path / "ran"
+    script = tmp_path / "page.py"
+    script.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    rows = rows_of(mixed_pairs(900, seed=12))
+    cfg = config_of("exact", "numeric", "json_schema", "chrf", overall="any",
+                    json_schema={"schema": {"type": "object", "required": ["a"]}})
+    serial = score_frame(rows, cfg, workers=1, chunk_rows=200)
+    seen = []
+    parallel = score_frame(rows, cfg, workers=2, chunk_rows=200, details=False, start_method="forkserver",
+                           progress=lambda d, t: seen.append(d))
+    cols = list(SCORED_COLUMNS) + ["status"]
+    pd.testing.assert_frame_equal(serial[cols], parallel[cols])
+    assert seen[-1] == len(rows) and not marker.exists()
+    # details=False keeps what the summary and the charts read, and only that
+    kept = parallel["details"].notna().to_numpy()
+    assert set(parallel.loc[kept, "scorer"]) <= set(b.CHART_SCORERS)
+    assert parallel.loc[parallel["scorer"].isin(["json_schema", "chrf"]), "details"].tolist() == \
+        serial.loc[serial["scorer"].isin(["json_schema", "chrf"]), "details"].tolist()
+    with pytest.raises(ValueError, match="start method"):
+        score_frame(rows, cfg, workers=2, start_method="spawn")
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers):
     """Formatting each chunk where it is scored gives the same file, and the frame it returns

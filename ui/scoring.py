@@ -18,9 +18,10 @@ Session state set here:
 - ``gb_score_count`` how many times scoring actually ran (the tests and the bench read it)
 - ``gb_threshold_count`` how many times thresholds were applied
 
-Streamlit mechanics of the Stop button. Scoring runs in a background thread (in this
-process: ``WORKERS = 1``) that calls ``score_prepared`` with ``progress`` and ``cancel``
-callbacks; the script thread draws the progress bar from the job's counters every 0.1 s
+Streamlit mechanics of the Stop button. Scoring runs in a background thread that calls
+``score_prepared`` with ``progress`` and ``cancel`` callbacks (a large file's chunks go to
+``WORKERS`` processes forked from a forkserver, which is safe beside Streamlit's threads
+where a plain fork is not; ``warm_workers`` starts it at the first page run); the script thread draws the progress bar from the job's counters every 0.1 s
 (no ``st`` call is made from the background thread). Clicking Stop (or any widget) while the script is drawing makes
 Streamlit interrupt that script run at its next ``st`` call and start a new run; the new run
 finds the same job still going, sees the Stop button pressed, and sets the job's
@@ -47,7 +48,7 @@ import pandas as pd
 import streamlit as st
 
 from graders import charts
-from graders.batch import Cancelled, apply_thresholds, split_thresholds
+from graders.batch import Cancelled, apply_thresholds, default_workers, split_thresholds, warm_forkserver
 from graders.config import RunConfig
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers import ResultsFile
@@ -63,11 +64,23 @@ MAX_RUNS = 3
 MAX_CACHED_ROWS = 1_200_000
 THRESHOLDS_KEPT = 3  # thresholded frames memoized per grader
 NEAR_HEAD = 200  # near-miss rows kept per grader for the near-miss table
-# In-process scoring: the batch layer's worker processes are forked, which is unsafe inside
-# a threaded server such as Streamlit (graders.batch.score_frame says keep 1 there).
-WORKERS = 1
+# Worker processes for large files: one per core, at most four, started from a forkserver.
+WORKERS = default_workers()
+START_METHOD = "forkserver"
 POLL_SECONDS = 0.1
 _CORPUS = ("bleu", "chrf")
+
+
+_warming: list[threading.Thread] = []
+
+
+def warm_workers() -> None:
+    """Start the forkserver once per server process, off the script thread, so that the
+    first large scoring does not wait for it (called from a page run, never at import: a
+    worker process importing this module must not start one)."""
+    if WORKERS > 1 and not _warming:
+        _warming.append(threading.Thread(target=warm_forkserver, name="gradeboard-forkserver", daemon=True))
+        _warming[0].start()
 
 
 @dataclass
@@ -120,7 +133,8 @@ def prepared_for(file: ResultsFile, mapping: Mapping[str, str | None], needs_exp
 def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None]) -> None:
     try:
         job.result = score_prepared(file, base, mapping=mapping, include_output=True, workers=WORKERS,
-                                    progress=job.progress, cancel=job.cancel.is_set)
+                                    progress=job.progress, cancel=job.cancel.is_set, details=False,
+                                    start_method=START_METHOD)
         job.haystack = haystack(job.result.prepared.rows)  # the filter's search text, built off the UI thread
     except Cancelled:
         job.cancelled = True
@@ -147,6 +161,7 @@ def _start(key: str, file: ResultsFile, base: RunConfig, mapping: dict[str, str 
 
 def run_scoring(file: ResultsFile, mapping: Mapping[str, str | None], base: RunConfig) -> ScoreRun | None:
     """The thresholdless ScoreRun for (file, mapping, base), scoring it if not cached."""
+    warm_workers()
     ss = st.session_state
     key = score_key(ss.get("gb_file_hash") or "", mapping, base)
     runs: dict[str, ScoreRun] = ss.setdefault("gb_runs", {})

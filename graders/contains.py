@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .block import Block
-from .nearmiss import probe_many, screen_contains
+from .nearmiss import probe_many, screen_contains_many
 from .registry import Param, register
 from .result import Grade
 
@@ -55,7 +55,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
     if fails:
         codes = probe_many(
             check_many, [refs[i] for i in fails], [outputs[i] for i in fails],
-            screen=lambda r, o: screen_contains(r, o, require), require=require, at=at,
+            screen=lambda r, o: screen_contains_many(r, o, require), require=require, at=at,
         )
         for i, c in zip(fails, codes):
             block.near_miss[i] = c

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Sequence
 
 from .block import Block
-from .nearmiss import probe_many, screen_equal
+from .nearmiss import probe_many, screen_equal_many
 from .registry import register
 from .result import Grade
 from .text import describe_char, first_difference, first_differences, nfc, nfkc, snippet
@@ -144,7 +144,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block
     if fails:
         frefs, fouts = [refs[i] for i in fails], [outputs[i] for i in fails]
         texts, facts = fail_texts(frefs, fouts)
-        codes = probe_many(check_many, frefs, fouts, screen=screen_equal)
+        codes = probe_many(check_many, frefs, fouts, screen=screen_equal_many)
         explanation, details, near_miss = block.explanation, block.details, block.near_miss
         for i, t, f, c in zip(fails, texts, facts, codes):  # status, passed, score: a fail's defaults
             explanation[i], details[i], near_miss[i] = t, f, c

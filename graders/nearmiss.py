@@ -61,6 +61,49 @@ def ascii_key(s: str) -> bytes | None:
     return s.encode("ascii").lower().translate(None, _KEY_DROP) if s.isascii() else None
 
 
+def ascii_keys(texts: Sequence[str]) -> list[bytes | None]:
+    """``ascii_key`` of each text; an all-ASCII column keyed at once, joined by NUL (which
+    the key keeps, so it splits the keys apart again)."""
+    joined = "\x00".join(texts)
+    if joined.isascii():
+        if joined.count("\x00") == len(texts) - 1:
+            return joined.encode("ascii").lower().translate(None, _KEY_DROP).split(b"\x00")
+        return [ascii_key(s) for s in texts]  # a text holds NUL itself
+    # Some texts are not ASCII (their key is None): key the others at once.
+    ascii_at = [i for i, s in enumerate(texts) if s.isascii()]
+    keys: list[bytes | None] = [None] * len(texts)
+    for i, k in zip(ascii_at, ascii_keys([texts[i] for i in ascii_at])):
+        keys[i] = k
+    return keys
+
+
+def _ref_keys(refs: Sequence[tuple[str, ...]]) -> list[tuple[bytes | None, ...]]:
+    if all(len(r) == 1 for r in refs):
+        return [(k,) for k in ascii_keys([r[0] for r in refs])]
+    return [tuple(map(ascii_key, r)) for r in refs]
+
+
+def screen_equal_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> list[bool]:
+    """``screen_equal`` over a column of pairs."""
+    outs = ascii_keys(outputs)
+    if all(len(r) == 1 for r in refs):
+        return [a is None or b is None or a == b for a, b in zip(ascii_keys([r[0] for r in refs]), outs)]
+    return [ko is None or None in kr or ko in kr for kr, ko in zip(_ref_keys(refs), outs)]
+
+
+def screen_contains_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require: str) -> list[bool]:
+    """``screen_contains`` over a column of pairs."""
+    every = require == "all"
+    out = []
+    for kr, ko in zip(_ref_keys(refs), ascii_keys(outputs)):
+        if ko is None:
+            out.append(True)
+            continue
+        hits = [k is None or k in ko for k in kr]
+        out.append(all(hits) if every else any(hits))
+    return out
+
+
 def screen_equal(refs: tuple[str, ...], output: str) -> bool:
     """False only when no probe step can make ``output`` equal to a reference."""
     ko = ascii_key(output)
@@ -85,13 +128,14 @@ def screen_contains(refs: tuple[str, ...], output: str, require: str) -> bool:
 
 def probe_many(
     check_many: CheckMany, refs: Sequence[tuple[str, ...]], outputs: Sequence[str],
-    screen: Callable[[tuple[str, ...], str], bool] | None = None, **params: Any,
+    screen: Callable[[Sequence[tuple[str, ...]], Sequence[str]], list[bool]] | None = None, **params: Any,
 ) -> list[tuple[str, ...] | None]:
     """The probe over a column of failing pairs; ``check_many(refs, outputs, **params)``
-    is the grader's bare predicate over a column. ``screen(refs, output)``, when given,
-    is a cheap necessary condition for any step to pass (see ``ascii_key``)."""
+    is the grader's bare predicate over a column. ``screen(refs, outputs)``, when given,
+    is a cheap necessary condition over the column for any step to pass on each pair
+    (``screen_equal_many``, ``screen_contains_many``; see ``ascii_key``)."""
     if screen is not None:
-        keep = [i for i, (r, o) in enumerate(zip(refs, outputs)) if screen(r, o)]
+        keep = [i for i, ok in enumerate(screen(refs, outputs)) if ok]
         if len(keep) < len(outputs):
             found = probe_many(check_many, [refs[i] for i in keep], [outputs[i] for i in keep], **params)
             result: list[tuple[str, ...] | None] = [None] * len(outputs)

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from .block import Block
 from .exact import closest_reference, explain_differences
-from .nearmiss import probe_many, screen_equal
+from .nearmiss import probe_many, screen_equal_many
 from .registry import Param, register
 from .result import Grade
 from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose
@@ -61,7 +61,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
             block.explanation[i] = lead + sentence + f" [{sig}]"
             block.details[i] = {"signature": sig, **f}
         # The ASCII key also survives these steps, so the same screen is safe for them.
-        screen = screen_equal if set(pipeline) <= _KEY_SAFE_STEPS else None
+        screen = screen_equal_many if set(pipeline) <= _KEY_SAFE_STEPS else None
         codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen, pipeline=pipeline)
         for i, c in zip(fails, codes):
             block.near_miss[i] = c

@@ -262,9 +262,9 @@ def first_differences(a: Sequence[str], b: Sequence[str]) -> list[int]:
     """``first_difference(a[i], b[i])`` for each pair of a column of pairs known to differ,
     the short ones compared at once as arrays of code points."""
     n = len(a)
+    if n < 32:  # numpy's set-up costs more than a few searches
+        return [first_difference(x, y) for x, y in zip(a, b)]  # type: ignore[misc]
     out = [0] * n
-    if not n:
-        return out
     la = np.fromiter(map(len, a), dtype=np.int64, count=n)
     lb = np.fromiter(map(len, b), dtype=np.int64, count=n)
     common = np.minimum(la, lb)

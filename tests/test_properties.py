@@ -95,14 +95,14 @@ def test_probe_screen_never_hides_a_near_miss(expected, output, name):
     refs, outs = [(expected,)], [output]
     if name == "exact":
         full = nearmiss.probe_many(exact_check, refs, outs)
-        screened = nearmiss.probe_many(exact_check, refs, outs, screen=nearmiss.screen_equal)
+        screened = nearmiss.probe_many(exact_check, refs, outs, screen=nearmiss.screen_equal_many)
     elif name == "normalized":
         p = ("trim", "lower", "collapse_whitespace", "strip_quotes", "strip_trailing_punctuation", "nfkc")
         full = nearmiss.probe_many(normalized_check, refs, outs, pipeline=p)
-        screened = nearmiss.probe_many(normalized_check, refs, outs, screen=nearmiss.screen_equal, pipeline=p)
+        screened = nearmiss.probe_many(normalized_check, refs, outs, screen=nearmiss.screen_equal_many, pipeline=p)
     else:
         full = nearmiss.probe_many(contains_check, refs, outs, require="any", at="anywhere")
-        screened = nearmiss.probe_many(contains_check, refs, outs, screen=lambda r, o: nearmiss.screen_contains(r, o, "any"),
+        screened = nearmiss.probe_many(contains_check, refs, outs, screen=lambda r, o: nearmiss.screen_contains_many(r, o, "any"),
                                        require="any", at="anywhere")
     assert full == screened
 
@@ -122,3 +122,21 @@ def test_first_differences_over_a_column_equal_the_pairwise_search(pairs, limit_
         assert text.first_differences(a, b) == expected
     finally:
         text._VECTOR_MAX, text._BLOCK_POINTS = old
+
+
+column_texts = st.lists(ascii_texts | st.sampled_from(["a\x00b", "\x00", "", "é", "Ünïcode"]) | texts, max_size=30)
+
+
+@FAST
+@given(column_texts, column_texts, st.sampled_from(["any", "all"]), st.booleans())
+def test_column_screens_equal_the_pairwise_screens(a, b, require, several):
+    from graders import nearmiss
+
+    n = min(len(a), len(b))
+    outs = b[:n]
+    refs = [(x, x.upper()) if several and i % 2 else (x,) for i, x in enumerate(a[:n])]
+    assert nearmiss.ascii_keys(a) == [nearmiss.ascii_key(x) for x in a]
+    assert nearmiss.screen_equal_many(refs, outs) == [nearmiss.screen_equal(r, o) for r, o in zip(refs, outs)]
+    assert nearmiss.screen_contains_many(refs, outs, require) == [
+        nearmiss.screen_contains(r, o, require) for r, o in zip(refs, outs)
+    ]

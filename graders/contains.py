@@ -45,13 +45,32 @@ def explain(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[
 
 
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, require: str, at: str) -> Block:
+    """Contains over a column: rows with one reference decided and explained in one pass
+    (what ``explain`` says for them), the others through ``explain``; the probe on the fails."""
     block = Block(len(outputs))
+    status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
+    where = "at its start" if at == "start" else "anywhere"
+    facts = ({"found": 0, "references": 1}, {"found": 1, "references": 1})  # shared, never changed
     fails = []
     for i, (r, o) in enumerate(zip(refs, outputs)):
-        passed, text, facts = explain(r, o, require, at)
-        block.set_verdict(i, passed, text, facts)
-        if not passed:
-            fails.append(i)
+        if len(r) != 1:
+            ok, text, f = explain(r, o, require, at)
+        else:
+            x = r[0]
+            ok = o.startswith(x) if at == "start" else x in o
+            quoted = f"“{x}”" if len(x) <= 60 else f"“{x[:60]}…”"
+            if ok:
+                text = f"The output contains {quoted} {where}."
+            else:
+                text = f"The output does not contain {quoted} {where}."
+                if at == "start" and x in o:
+                    text += f" It appears later, at position {o.index(x)}."
+            f = facts[ok]
+        explanation[i], details[i] = text, f
+        if ok:
+            status[i], passed[i], score[i] = "pass", True, 1.0
+        else:
+            fails.append(i)  # status, passed, score: a fail's defaults
     if fails:
         codes = probe_many(
             check_many, [refs[i] for i in fails], [outputs[i] for i in fails],

@@ -15,7 +15,7 @@ from .block import Block
 from .nearmiss import probe_many, screen_equal_many
 from .registry import register
 from .result import Grade
-from .text import describe_char, first_difference, first_differences, nfc, nfkc, snippet
+from .text import describe_char, first_difference, first_differences, nfc, nfkc, visible
 
 
 def difference_flags(expected: str, output: str) -> tuple[str, ...]:
@@ -56,6 +56,15 @@ def explain_difference(expected: str, output: str, what: str = "reference", othe
 _NOTES: dict[tuple[str, ...], str] = {}
 
 
+def _window(s: str, at: int) -> str:
+    """``snippet(s, at)`` for a text longer than 20 characters or not printable."""
+    start = at - 20 if at > 20 else 0
+    w = s[start:at + 20]
+    if not w.isprintable():
+        w = visible(w).replace("\n", "")
+    return ("…" if start else "") + w + ("…" if at + 20 < len(s) else "")
+
+
 def explain_differences(
     expected: Sequence[str], outputs: Sequence[str], what: str = "reference", other: str = "output"
 ) -> tuple[list[str], list[dict]]:
@@ -76,8 +85,8 @@ def explain_differences(
             do, uo = describe_char(co), f"U+{ord(co):04X}"
         else:
             do, uo = "end of text", None
-        se = e if len(e) <= 20 and e.isprintable() else snippet(e, pos)  # snippet's own shortcut, inlined
-        so = o if len(o) <= 20 and o.isprintable() else snippet(o, pos)
+        se = e if len(e) <= 20 and e.isprintable() else _window(e, pos)
+        so = o if len(o) <= 20 and o.isprintable() else _window(o, pos)
         flags = difference_flags(e, o)
         sentence = (
             f"First difference at position {pos} (0-based): the {what} has {de}, the {other} has {do}. "

@@ -9,7 +9,7 @@ passes when any passes.
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from functools import lru_cache
 from typing import Sequence
 
@@ -25,20 +25,21 @@ REL_TOL = Param("rel_tol", "tolerance", 0.0, help="relative tolerance, times |ex
 _MODE_WORDS = {"whole": "the whole text", "first": "the first number", "last": "the last number"}
 
 
+@lru_cache(maxsize=64)
 def _dec(x: float) -> Decimal:
     return Decimal(repr(float(x)))
 
 
+# Numerals have no exponent, so a difference or product of two is exact within the largest
+# precision, and costs only the digits it has: one context serves every comparison.
+_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+
 def compare(exp: Decimal, out: Decimal, abs_tol: float, rel_tol: float) -> tuple[bool, Decimal, Decimal]:
     """(passed, |out - exp|, allowed difference), exact for any number of digits."""
-    a, r = _dec(abs_tol), _dec(rel_tol)
-    digits = len(exp.as_tuple().digits) + len(out.as_tuple().digits) + len(r.as_tuple().digits) + 40
-    with localcontext() as ctx:
-        ctx.prec = digits
-        ctx.Emax, ctx.Emin = 999999999, -999999999
-        diff = abs(out - exp)
-        allowed = max(a, r * abs(exp))
-        return diff <= allowed, diff, allowed
+    diff = _EXACT.abs(_EXACT.subtract(out, exp))
+    allowed = max(_dec(abs_tol), _EXACT.multiply(_dec(rel_tol), _EXACT.abs(exp)))
+    return diff <= allowed, diff, allowed
 
 
 def _fmt(d: Decimal) -> str:
@@ -117,10 +118,12 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
         return found
 
     block = Block(len(outputs))
+    status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
     others = [m for m in READ_MODES if m != read]
     for i, (r, o) in enumerate(zip(refs, outputs)):
         g = _judge(r, o, read, abs_tol, rel_tol, reader)
-        block.set(i, g)
+        # Block.set without its copy of the details: the cached grades share theirs, unchanged.
+        status[i], passed[i], score[i], explanation[i], details[i] = g.status, g.passed, g.score, g.explanation, g.details
         if g.status == "fail":
             codes = tuple(f"read_{m}" for m in others if _passes(r, o, m, abs_tol, rel_tol, reader))
             block.near_miss[i] = codes or None

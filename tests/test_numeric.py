@@ -115,3 +115,20 @@ def test_grammar_never_raises_and_reads_digits_it_found(text, mode):
     r = read_number(text, mode)
     if r is not None:
         assert r.text.lstrip("+-").replace(",", "").replace(".", "").isdigit()
+
+
+@pytest.mark.parametrize(
+    "expected, output, params, passed, difference",
+    [
+        ("0.1000000000000000000000000000000000001", "0.1", {}, False, "1E-37"),
+        ("0.1000000000000000000000000000000000001", "0.1", {"abs_tol": 1e-36}, True, "1E-37"),
+        ("123456789012345678901234567890123456789", "123456789012345678901234567890123456788", {"abs_tol": 1.0}, True, "1"),
+        ("123456789012345678901234567890123456789", "123456789012345678901234567890123456788", {}, False, "1"),
+        ("1" + "0" * 80, "1" + "0" * 79 + "1", {"rel_tol": 1e-80}, True, "1"),
+        ("1" + "0" * 80, "1" + "0" * 79 + "2", {"rel_tol": 1e-80}, False, "2"),
+    ],
+)
+def test_comparison_is_exact_for_long_numerals(expected, output, params, passed, difference):
+    g = grade("numeric", expected=expected, output=output, **params)
+    assert g.passed is passed
+    assert g.details["difference"] == difference

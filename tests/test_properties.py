@@ -140,3 +140,13 @@ def test_column_screens_equal_the_pairwise_screens(a, b, require, several):
     assert nearmiss.screen_contains_many(refs, outs, require) == [
         nearmiss.screen_contains(r, o, require) for r, o in zip(refs, outs)
     ]
+
+
+@FAST
+@given(texts, st.integers(0, 80))
+def test_the_explanations_window_is_the_snippet(s, at):
+    from graders.exact import _window
+
+    at = min(at, len(s))
+    if not (len(s) <= 20 and s.isprintable()):
+        assert _window(s, at) == text.snippet(s, at)

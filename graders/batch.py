@@ -12,10 +12,12 @@ between chunks).
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
 import secrets
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
@@ -181,6 +183,21 @@ def _interleave(parts: list[list[Any]], n: int) -> np.ndarray:
     return arr.ravel()
 
 
+@contextmanager
+def _collector_paused() -> Any:
+    """The cyclic garbage collector off while a chunk is scored: scoring makes no cycles,
+    and the collections its hundreds of thousands of small objects set off would walk every
+    live object again and again (a fifth of the time). Whoever turned it off turns it
+    back on, so overlapping chunks in threads leave it on when the last ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, np.ndarray]:
     """Score one chunk of rows; return the scored columns as object arrays (row-major by case)."""
     refs = list(rows["refs"])
@@ -282,12 +299,18 @@ def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv:
 def _score_span(a: int, b: int) -> dict[str, Any]:
     assert _FORKED is not None
     rows, config, include_output, details, csv = _FORKED
-    return _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, details, csv)
+    return _scored_part(rows.iloc[a:b], config, include_output, details, csv)
+
+
+def _scored_part(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+    """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
+    with _collector_paused():
+        return _finish_part(_score_chunk(rows, config, include_output), include_output, details, csv)
 
 
 def _score_rows(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
     """A forkserver worker's task: the chunk's rows travel with it (nothing is inherited)."""
-    return _finish_part(_score_chunk(rows, config, include_output), include_output, details, csv)
+    return _scored_part(rows, config, include_output, details, csv)
 
 
 def warm_forkserver() -> None:
@@ -421,7 +444,7 @@ def _score_parts(
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
-            parts[k] = _finish_part(_score_chunk(rows.iloc[a:b], config, include_output), include_output, True, csv)
+            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, True, csv)
             if on_part:
                 on_part(k, parts[k])
             done += b - a

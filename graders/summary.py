@@ -11,15 +11,24 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+import numpy as np
 import pandas as pd
 
 from .stats import wilson_interval
 
 
+def score_values(scores: pd.Series) -> pd.Series:
+    """The score cells as floats (NaN where empty): each distinct cell parsed once."""
+    codes, distinct = pd.factorize(scores.to_numpy(dtype=object))
+    values = pd.to_numeric(pd.Series(distinct, dtype=object).where(lambda v: v != ""), errors="coerce").to_numpy(float)
+    out = np.append(values, np.nan)[codes]  # code -1 (a missing cell) takes the NaN at the end
+    return pd.Series(out, index=scores.index)
+
+
 def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
     counts = statuses.value_counts()
     passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
-    numeric = pd.to_numeric(scores.where(scores != ""), errors="coerce")
+    numeric = score_values(scores)
     decided = passed + failed
     lo, hi = wilson_interval(passed, decided) if decided else (None, None)
     return {

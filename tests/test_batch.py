@@ -411,3 +411,19 @@ def test_thresholds_applied_later_equal_scoring_with_them():
     later = apply_thresholds(score_frame(rows, bare), thresholds)
     cols = list(SCORED_COLUMNS) + ["status"]
     pd.testing.assert_frame_equal(direct[cols], later[cols])
+
+
+def test_scoring_leaves_the_garbage_collector_as_it_found_it():
+    import gc
+
+    rows = rows_of(mixed_pairs(50, seed=2))
+    cfg = config_of("exact", "numeric")
+    assert gc.isenabled()
+    score_frame(rows, cfg)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score_frame(rows, cfg)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -569,6 +569,18 @@ def iter_statuses(scored: pd.DataFrame, scorer: str) -> Iterable[str]:
     return scored.loc[scored["scorer"] == scorer, "status"]
 
 
+def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``scored`` with the ``output`` column that ``include_output=True`` would have given it,
+    looked up by (record, system) in the prepared ``rows`` it was scored from."""
+    keys = pd.MultiIndex.from_arrays([rows["record"].to_numpy(), rows["system"].to_numpy(dtype=object)])
+    at = keys.get_indexer(pd.MultiIndex.from_arrays([scored["record"].to_numpy(), scored["system"].to_numpy(dtype=object)]))
+    if (at < 0).any():
+        raise ValueError("with_output: scored rows that are not from these rows")
+    out = scored.copy(deep=False)
+    out["output"] = pd.Series(rows["output"].to_numpy(dtype=object)[at], index=scored.index, dtype=object)
+    return out
+
+
 def split_thresholds(config: RunConfig) -> tuple[RunConfig, dict[str, float | None]]:
     """The configuration with every continuous grader's threshold removed, and the
     thresholds: score once with the first, then ``apply_thresholds`` as they change."""

@@ -427,3 +427,19 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_with_output_gives_the_column_include_output_gives():
+    from graders.batch import scored_csv_bytes, with_output
+    from graders.pipeline import score_prepared
+    from graders.readers import read_results
+
+    file = read_results(b"id,expected,output,output_b\n1,a,a,b\n2,x,\"y, z\",x\n3,q,,q\n")
+    cfg = config_of("exact", "contains", overall="any")
+    run = score_prepared(file, cfg, include_output=True)
+    bare = score_prepared(file, cfg).scored
+    assert "output" not in bare.columns
+    assert set(run.scored["system"]) == {"output", "output_b"}  # a wide file: one record, two outputs
+    joined = with_output(bare, run.prepared.rows)
+    assert joined["output"].tolist() == run.scored["output"].tolist()
+    assert scored_csv_bytes(joined, include_output=True) == scored_csv_bytes(run.scored, include_output=True)

@@ -90,6 +90,19 @@ def test_the_page_counts_equal_the_command_line_on_the_exported_configuration(de
     assert scored_csv_bytes(full_scored(v)) == scored_csv  # the download is the CLI's file, byte for byte
 
 
+def test_the_download_with_the_output_column_is_the_command_lines_include_output_file(desk, tmp_path):
+    from ui.views import scored_download
+
+    v = view(desk)
+    cfg = tmp_path / "config.json"
+    cfg.write_text(v["config"].to_json(), encoding="utf-8")
+    out = tmp_path / "scored.csv"
+    assert cli.main(["score", str(SAMPLES / "returns_desk.csv"), "--config", str(cfg), "--out", str(out),
+                     "--include-output"]) == 0
+    assert scored_download(v, True) == out.read_bytes()
+    assert b",output\n" in scored_download(v, True)[:200] and b",output\n" not in scored_download(v, False)[:200]
+
+
 def test_after_a_threshold_change_the_download_is_still_the_command_line_file(tmp_path):
     from ui.scoring import full_scored
 

@@ -132,7 +132,9 @@ def prepared_for(file: ResultsFile, mapping: Mapping[str, str | None], needs_exp
 
 def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None]) -> None:
     try:
-        job.result = score_prepared(file, base, mapping=mapping, include_output=True, workers=WORKERS,
+        # The output column is joined in for the downloads only (batch.with_output): carrying a
+        # copy per scorer back from the workers costs more than the join.
+        job.result = score_prepared(file, base, mapping=mapping, workers=WORKERS,
                                     progress=job.progress, cancel=job.cancel.is_set, details=False,
                                     start_method=START_METHOD)
         job.haystack = haystack(job.result.prepared.rows)  # the filter's search text, built off the UI thread

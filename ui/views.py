@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from graders import charts
-from graders.batch import scored_csv_bytes
+from graders.batch import scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
@@ -374,20 +374,30 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
 # --------------------------------------------------------------------------- downloads
 
 
+def scored_download(view: dict[str, Any], include_output: bool) -> bytes:
+    """The scored CSV of the view, what ``gradeboard score`` writes with the exported
+    configuration (and ``--include-output``: the output column joined from the rows)."""
+    from .scoring import full_scored
+
+    scored = full_scored(view)
+    if include_output:
+        scored = with_output(scored, view["run"].prepared.rows)
+    return scored_csv_bytes(scored, include_output=include_output)
+
+
 def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
     """Scored CSV (SPEC §6), the filtered rows and the configuration JSON (SPEC §7). The
     CSVs are built when the button is clicked (Streamlit runs the callable then)."""
-    from .scoring import full_scored
-
     st.subheader("Downloads")
     ss = st.session_state
     ss.setdefault("gb_w_score_include_output", False)
     include = st.checkbox("Include the output column in the scored CSV", key="gb_w_score_include_output", persist_state="session")
     count, build = filtered
     c1, c2, c3 = st.columns(3)
-    c1.download_button("Scored CSV", data=lambda: scored_csv_bytes(full_scored(view), include_output=include),
+    c1.download_button("Scored CSV", data=lambda: scored_download(view, include),
                        file_name="scored.csv", mime="text/csv", on_click="ignore", key="gb_dl_scored")
-    c2.download_button(f"Filtered rows CSV ({count:,})", data=lambda: scored_csv_bytes(build(), include_output=True),
+    c2.download_button(f"Filtered rows CSV ({count:,})",
+                       data=lambda: scored_csv_bytes(with_output(build(), view["run"].prepared.rows), include_output=True),
                        file_name="filtered.csv", mime="text/csv", on_click="ignore", key="gb_dl_filtered")
     c3.download_button("Configuration JSON", data=view["config"].to_json(), file_name="gradeboard.config.json",
                        mime="application/json", on_click="ignore", key="gb_dl_config")

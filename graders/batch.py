@@ -12,7 +12,7 @@ between chunks).
 
 from __future__ import annotations
 
-import gc
+import gc as collector
 import json
 import math
 import os
@@ -189,13 +189,13 @@ def _collector_paused() -> Any:
     and the collections its hundreds of thousands of small objects set off would walk every
     live object again and again (a fifth of the time). Whoever turned it off turns it
     back on, so overlapping chunks in threads leave it on when the last ends."""
-    was_on = gc.isenabled()
-    gc.disable()
+    was_on = collector.isenabled()
+    collector.disable()
     try:
         yield
     finally:
         if was_on:
-            gc.enable()
+            collector.enable()
 
 
 def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, np.ndarray]:

@@ -197,8 +197,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
     try:
         write_comparison(result, args.out)
-    except OutputError as e:
-        raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
+    except OSError as e:  # pandas says "Cannot save file into a non-existent directory" without strerror
+        raise BadInput(f"cannot write {args.out!r}: {e.strerror or e}") from None
     if args.summary:
         _write_json(args.summary, result.summary())
     _report(print, result.report())

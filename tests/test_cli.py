@@ -11,7 +11,8 @@ import pytest
 from graders.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data" / "returns_desk.csv"
+SAMPLES = ROOT / "sample_data"
+SAMPLE = SAMPLES / "returns_desk.csv"
 CONFIG = ROOT / "sample_data" / "returns_desk.config.json"
 
 
@@ -129,7 +130,9 @@ def test_a_closed_pipe_ends_the_report_not_the_run(tmp_path):
     assert out.exists() and out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
 
 
-def test_an_unwritable_output_is_one_line(tmp_path, capsys):
-    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--out", tmp_path / "missing" / "scored.csv"], capsys)
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_an_unwritable_output_is_one_line(tmp_path, capsys, command):
+    source = SAMPLE if command == "score" else str(SAMPLES / "returns_ab_long.jsonl")
+    code, _, err = run([command, source, "--grader", "exact", "--out", tmp_path / "missing" / "out.csv"], capsys)
     assert code == 2 and err.startswith("gradeboard: cannot write") and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1

@@ -265,8 +265,9 @@ _FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool] | None = None
 
 # Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
 CORPUS_SCORERS = ("bleu", "chrf")
-# ... and those the dashboard's charts read too (JSON Schema violations by path and keyword).
-CHART_SCORERS = CORPUS_SCORERS + ("json_schema",)
+# ... and those the dashboard's charts read too: JSON Schema's violations by path and
+# keyword, numeric's differences (the tolerance sweep need not read the numbers again).
+CHART_SCORERS = CORPUS_SCORERS + ("json_schema", "numeric")
 
 START_METHODS = ("fork", "forkserver")
 # What the forkserver imports once, so each worker it forks starts with the graders loaded;
@@ -346,7 +347,8 @@ def score_frame(
     total)`` is called after each chunk; ``cancel()`` returning True stops between chunks
     with ``Cancelled``. ``details=False`` leaves the ``details`` column empty (None) when
     rows are scored in worker processes, except BLEU's and chrF's (the summary sums their
-    statistics) and JSON Schema's (the violations chart reads them).
+    statistics) and JSON Schema's and numeric's (the violations chart and the tolerance
+    sweep read them).
     """
     parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False,
                          start_method=start_method)

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 
 READ_MODES = ("whole", "first", "last")
+
+# Numerals have no exponent, so the difference or product of two is exact within the
+# largest precision and costs only the digits it has: one context for every comparison.
+EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 _NUMERAL = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
 # `\s` on str is exactly the 29 characters str.strip() removes; `\w` is letters, digits, _.

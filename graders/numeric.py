@@ -9,11 +9,11 @@ passes when any passes.
 
 from __future__ import annotations
 
-from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
+from decimal import Decimal
 from functools import lru_cache
 from typing import Sequence
 
-from .numbers import READ_MODES, Reading, read_number
+from .numbers import EXACT, READ_MODES, Reading, read_number
 from .block import Block
 from .registry import Param, register
 from .result import Grade, not_judged, verdict
@@ -30,15 +30,10 @@ def _dec(x: float) -> Decimal:
     return Decimal(repr(float(x)))
 
 
-# Numerals have no exponent, so a difference or product of two is exact within the largest
-# precision, and costs only the digits it has: one context serves every comparison.
-_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
-
-
 def compare(exp: Decimal, out: Decimal, abs_tol: float, rel_tol: float) -> tuple[bool, Decimal, Decimal]:
     """(passed, |out - exp|, allowed difference), exact for any number of digits."""
-    diff = _EXACT.abs(_EXACT.subtract(out, exp))
-    allowed = max(_dec(abs_tol), _EXACT.multiply(_dec(rel_tol), _EXACT.abs(exp)))
+    diff = EXACT.abs(EXACT.subtract(out, exp))
+    allowed = max(_dec(abs_tol), EXACT.multiply(_dec(rel_tol), EXACT.abs(exp)))
     return diff <= allowed, diff, allowed
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from decimal import Decimal, localcontext
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from .numbers import Reading, read_number
+from .numbers import EXACT, Reading, read_number
 
 __all__ = ["ABS_GRID", "REL_GRID", "critical_tolerances", "numeric_tolerance_sweep"]
 
@@ -44,11 +44,15 @@ def critical_tolerances(
     abs_tol: float = 0.0,
     rel_tol: float = 0.0,
     readings: dict[tuple[str, str], Reading | None] | None = None,
+    numeric_details: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Decimal | None]:
     """Per row: the smallest value of ``vary`` ("abs_tol" or "rel_tol") at which numeric
     passes with the other tolerance held fixed; ``Infinity`` when no value passes; None when
     the row is not judged (no number in any reference). ``readings``: a cache of
-    ``read_number`` keyed by (text, read mode), to share between sweeps of the same rows."""
+    ``read_number`` keyed by (text, read mode), to share between sweeps of the same rows.
+    ``numeric_details``: the numeric grader's details of each row, graded with the same
+    ``read``; a row with one reference then needs no reading (its difference and expected
+    number are there), a row with several is read as usual."""
     if vary not in ("abs_tol", "rel_tol"):
         raise ValueError(f"vary must be 'abs_tol' or 'rel_tol', not {vary!r}")
     cache: dict[tuple[str, str], Reading | None] = {} if readings is None else readings
@@ -65,7 +69,14 @@ def critical_tolerances(
     with localcontext() as ctx:
         ctx.prec = 60
         ctx.Emax, ctx.Emin = 999999999, -999999999
-        for row_refs, output in zip(refs, outputs):
+        for k, (row_refs, output) in enumerate(zip(refs, outputs)):
+            if numeric_details is not None and len(row_refs) == 1:
+                d = numeric_details[k]
+                if "difference" in d:  # judged: |out - exp| and exp, as exact decimal text
+                    out.append(_need(Decimal(d["difference"]), EXACT.abs(Decimal(d["expected_number"])), vary, a, r))
+                else:  # {"read": ...}: the output has no number; {}: not judged
+                    out.append(_INF if "read" in d else None)
+                continue
             exps = [e for e in map(reader, row_refs) if e is not None]
             if not exps:
                 out.append(None)
@@ -76,24 +87,26 @@ def critical_tolerances(
                 continue
             best = _INF
             for e in exps:
-                diff = abs(got.value - e.value)
-                size = abs(e.value)
-                if vary == "abs_tol":
-                    # passes when diff <= max(t, r * size): at t = 0 if the fixed part covers it.
-                    need = Decimal(0) if diff <= r * size else diff
-                else:
-                    if diff <= a:
-                        need = Decimal(0)
-                    elif size == 0:
-                        need = _INF
-                    else:
-                        need = diff / size
-                        # Division rounds at 60 digits: nudge up until it really passes.
-                        while need * size < diff:
-                            need = need.next_plus()
-                best = min(best, need)
+                best = min(best, _need(EXACT.abs(EXACT.subtract(got.value, e.value)), EXACT.abs(e.value), vary, a, r))
             out.append(best)
     return out
+
+
+def _need(diff: Decimal, size: Decimal, vary: str, a: Decimal, r: Decimal) -> Decimal:
+    """The smallest ``vary`` at which ``diff <= max(abs_tol, rel_tol * size)`` holds, the
+    other tolerance fixed at ``a`` or ``r``; products exact, as the grader's are."""
+    if vary == "abs_tol":
+        # passes when diff <= max(t, r * size): at t = 0 if the fixed part covers it.
+        return Decimal(0) if diff <= EXACT.multiply(r, size) else diff
+    if diff <= a:
+        return Decimal(0)
+    if size == 0:
+        return _INF
+    need = diff / size  # in the caller's 60-digit context
+    # Division rounds at 60 digits: nudge up until it really passes.
+    while EXACT.multiply(need, size) < diff:
+        need = need.next_plus()
+    return need
 
 
 def numeric_tolerance_sweep(
@@ -105,9 +118,10 @@ def numeric_tolerance_sweep(
     rel_tol: float = 0.0,
     grid: Iterable[float] | None = None,
     readings: dict[tuple[str, str], Reading | None] | None = None,
+    numeric_details: Sequence[Mapping[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Numeric pass counts over a tolerance grid for the prepared rows (``refs``, ``output``);
-    ``readings`` as in ``critical_tolerances``.
+    ``readings`` and ``numeric_details`` as in ``critical_tolerances``.
 
     Columns: ``vary``, ``tolerance``, ``passed``, ``judged`` (pass + fail), ``pass_rate``.
     The configured value of ``vary`` is added to the grid so the curve goes through the
@@ -117,7 +131,7 @@ def numeric_tolerance_sweep(
     grid = sorted({float(t) for t in (grid if grid is not None else (ABS_GRID if vary == "abs_tol" else REL_GRID))} | {float(fixed)})
     critical = critical_tolerances(
         list(rows["refs"]), list(rows["output"]), read=read, vary=vary, abs_tol=abs_tol, rel_tol=rel_tol,
-        readings=readings,
+        readings=readings, numeric_details=numeric_details,
     )
     judged_values = sorted(c for c in critical if c is not None)
     judged = len(judged_values)

@@ -165,3 +165,32 @@ def test_sweep_reads_repeated_texts_once():
     rows = pd.DataFrame({"refs": [("42",), ("3.11",)] * 5000, "output": ["$42.00", "About 3.1"] * 5000})
     sweep = numeric_tolerance_sweep(rows, read="last", grid=[0.0, 0.01])
     assert sweep["passed"].tolist() == [5000, 10000]
+
+
+LONG = "1" + "0" * 70
+
+
+@pytest.mark.parametrize("vary", ["abs_tol", "rel_tol"])
+@pytest.mark.parametrize("fixed", [0.0, 0.05])
+@pytest.mark.parametrize("read", ["whole", "first", "last"])
+def test_sweep_from_the_graders_details_equals_reading_the_rows(vary, fixed, read):
+    """The dashboard hands the sweep the numeric grader's details; single-reference rows are
+    then not read again. Same critical tolerances either way, long numerals included."""
+    from graders.batch import score_frame
+    from graders.config import GraderConfig, RunConfig
+
+    cases = CASES + [((LONG,), LONG[:-1] + "1", "whole"), ((LONG + ".5",), "x " + LONG, "last"),
+                     (("0.000000000000000000000000000000000000000000000000000000000000000001",), "0", "whole"),
+                     (("7",), "", "whole"), (("",), "7", "whole"), (("5", "n/a"), "5.01", "whole")]
+    rows = pd.DataFrame({"record": range(1, len(cases) + 1), "item": [str(i) for i in range(len(cases))],
+                         "system": "output", "repeat": "", "refs": [c[0] for c in cases], "output": [c[1] for c in cases]})
+    other = "rel_tol" if vary == "abs_tol" else "abs_tol"
+    params = {"read": read, vary: 0.0, other: fixed}
+    scored = score_frame(rows, RunConfig(graders=(GraderConfig.make("numeric", params),)))
+    details = scored.loc[scored["scorer"] == "numeric", "details"].tolist()
+    kw = dict(read=read, vary=vary, **{other: fixed})
+    refs, outputs = list(rows["refs"]), list(rows["output"])
+    assert critical_tolerances(refs, outputs, numeric_details=details, **kw) == critical_tolerances(refs, outputs, **kw)
+    # and at the configured tolerance the sweep counts what the grader passed
+    sweep = numeric_tolerance_sweep(rows, grid=[0.0], numeric_details=details, **kw)
+    assert sweep["passed"].iloc[0] == (scored["status"] == "pass").sum()

@@ -311,7 +311,7 @@ def scored_view(file: ResultsFile, mapping: Mapping[str, str | None], config: Ru
         "bins": pd.concat([e["bins"] for e in entries.values()], ignore_index=True),
         # independent of thresholds: kept from the previous view of the same run
         "violations": old["violations"] if "violations" in old else charts.schema_violations(run.scored),
-        "sweeps": old["sweeps"] if "sweeps" in old else _sweeps(run, config),
+        "sweeps": old["sweeps"] if "sweeps" in old else _sweeps(run, config, _split(run, key).get("numeric")),
     }
     hay = ss.get("gb_haystack", {}).get(key)
     if hay is not None:
@@ -331,14 +331,20 @@ def full_scored(view: dict[str, Any]) -> pd.DataFrame:
     return view["_full"]
 
 
-def _sweeps(run: ScoreRun, config: RunConfig) -> list[pd.DataFrame]:
+def _sweeps(run: ScoreRun, config: RunConfig, mine: pd.DataFrame | None) -> list[pd.DataFrame]:
+    """The numeric tolerance sweeps; ``mine``: the run's numeric rows, whose details spare
+    the sweep reading the numbers again."""
     numeric = next((g for g in config.graders if g.name == "numeric"), None)
     if numeric is None:
         return []
     p = numeric.resolved
-    readings: dict = {}  # both sweeps read the same numbers
+    readings: dict = {}  # both sweeps read the same numbers (the rows the details do not cover)
+    rows = run.prepared.rows
+    details = [] if mine is None else mine["details"].tolist()
+    aligned = (mine is not None and len(mine) == len(rows) and (mine["record"].to_numpy() == rows["record"].to_numpy()).all()
+               and (mine["system"].to_numpy() == rows["system"].to_numpy()).all() and None not in details)
     return [
-        numeric_tolerance_sweep(run.prepared.rows, read=p["read"], vary=vary, abs_tol=p["abs_tol"], rel_tol=p["rel_tol"],
-                                readings=readings)
+        numeric_tolerance_sweep(rows, read=p["read"], vary=vary, abs_tol=p["abs_tol"], rel_tol=p["rel_tol"],
+                                readings=readings, numeric_details=details if aligned else None)
         for vary in ("abs_tol", "rel_tol")
     ]

@@ -46,13 +46,17 @@ def score_prepared(
     details: bool = True,
     write_to: Any = None,
     start_method: str = "fork",
+    prepared: Prepared | None = None,
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
     written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
     text columns it holds (explanation, output, details). ``start_method``: how worker
-    processes start (``batch.score_frame``; "forkserver" inside a threaded host)."""
+    processes start (``batch.score_frame``; "forkserver" inside a threaded host).
+    ``prepared``: ``prepare(file, mapping, needs_expected=config.needs_expected)`` when the
+    caller has it already (the dashboard's left-out report did it)."""
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
-    prepared = prepare(file, mapping, needs_expected=config.needs_expected)
+    if prepared is None:
+        prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     if write_to is not None:
         scored = score_to_csv(
             prepared.rows, config, write_to, include_output=include_output, workers=workers or 1, progress=progress,

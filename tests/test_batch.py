@@ -443,3 +443,19 @@ def test_with_output_gives_the_column_include_output_gives():
     joined = with_output(bare, run.prepared.rows)
     assert joined["output"].tolist() == run.scored["output"].tolist()
     assert scored_csv_bytes(joined, include_output=True) == scored_csv_bytes(run.scored, include_output=True)
+
+
+def test_score_prepared_takes_rows_already_prepared():
+    from graders.pipeline import resolve_mapping, score_prepared
+    from graders.readers import read_results
+    from graders.rows import prepare
+
+    file = read_results(b"id,expected,output\n1,a,a\n2,b,B\n,c,c\n")
+    cfg = config_of("exact", "normalized")
+    mapping = resolve_mapping(file, cfg)
+    ready = prepare(file, mapping, needs_expected=cfg.needs_expected)
+    given = score_prepared(file, cfg, mapping=mapping, prepared=ready)
+    fresh = score_prepared(file, cfg, mapping=mapping)
+    assert given.prepared is ready
+    pd.testing.assert_frame_equal(given.scored, fresh.scored)
+    assert given.summary == fresh.summary

@@ -130,13 +130,14 @@ def prepared_for(file: ResultsFile, mapping: Mapping[str, str | None], needs_exp
 # --------------------------------------------------------------------------- scoring with progress
 
 
-def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None]) -> None:
+def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None],
+          prepared: Prepared | None = None) -> None:
     try:
         # The output column is joined in for the downloads only (batch.with_output): carrying a
         # copy per scorer back from the workers costs more than the join.
         job.result = score_prepared(file, base, mapping=mapping, workers=WORKERS,
                                     progress=job.progress, cancel=job.cancel.is_set, details=False,
-                                    start_method=START_METHOD)
+                                    start_method=START_METHOD, prepared=prepared)
         job.haystack = haystack(job.result.prepared.rows)  # the filter's search text, built off the UI thread
     except Cancelled:
         job.cancelled = True
@@ -150,11 +151,12 @@ def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str |
 
 def _start(key: str, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None]) -> Job:
     ss = st.session_state
+    prepared = prepared_for(file, mapping, base.needs_expected)  # the left-out report's, memoized
     old = ss.get("gb_job")
     if old is not None and old.thread is not None and old.thread.is_alive():
         old.cancel.set()
     job = Job(key, total=len(file.frame))
-    job.thread = threading.Thread(target=_work, args=(job, file, base, mapping), daemon=True, name=f"gb-score-{key[:8]}")
+    job.thread = threading.Thread(target=_work, args=(job, file, base, mapping, prepared if isinstance(prepared, Prepared) else None), daemon=True, name=f"gb-score-{key[:8]}")
     ss["gb_job"] = job
     ss["gb_score_count"] = ss.get("gb_score_count", 0) + 1
     job.thread.start()

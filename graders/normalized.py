@@ -14,7 +14,7 @@ from .exact import closest_reference, explain_differences
 from .nearmiss import probe_many, screen_equal_many
 from .registry import Param, register
 from .result import Grade
-from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose
+from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_column
 
 PIPELINE = Param(
     "pipeline", "pipeline", list(DEFAULT_PIPELINE), choices=tuple(STEPS),
@@ -29,21 +29,31 @@ def pipeline_name(steps: tuple[str, ...]) -> str:
     return "squad" if steps == SQUAD_PIPELINE else "+".join(steps) or "none"
 
 
+def _normalized_columns(
+    refs: Sequence[tuple[str, ...]], outputs: Sequence[str], pipeline: tuple[str, ...]
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Both sides through the pipeline, column by column."""
+    column = compose_column(pipeline)
+    if all(len(r) == 1 for r in refs):
+        normed = [(x,) for x in column([r[0] for r in refs])]
+    else:
+        norm = compose(pipeline)
+        normed = [tuple(map(norm, r)) for r in refs]
+    return normed, column(outputs)
+
+
 def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], pipeline: tuple[str, ...]) -> list[bool]:
-    norm = compose(pipeline)
-    return [norm(o) in map(norm, r) for r, o in zip(refs, outputs)]
+    normed, outs = _normalized_columns(refs, outputs, pipeline)
+    return [o in r for r, o in zip(normed, outs)]
 
 
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipeline: tuple[str, ...]) -> Block:
-    norm = compose(pipeline)
     name = pipeline_name(pipeline)
     sig = f"normalized|pipeline:{name}"
     passed_details = {"signature": sig}
     block = Block(len(outputs))
     fails, fail_refs, fail_outs, closest = [], [], [], []
-    for i, (r, o) in enumerate(zip(refs, outputs)):
-        out = norm(o)
-        normed = tuple(map(norm, r))
+    for i, (normed, out) in enumerate(zip(*_normalized_columns(refs, outputs, pipeline))):
         if out in normed:
             block.set_verdict(i, True, f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]", passed_details)
             continue
@@ -59,7 +69,8 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
             lead = (f"After the pipeline ({name}) the output still differs"
                     + (f" from all {n} references (closest: reference {k + 1})" if n > 1 else "") + ". ")
             block.explanation[i] = lead + sentence + f" [{sig}]"
-            block.details[i] = {"signature": sig, **f}
+            f["signature"] = sig
+            block.details[i] = f
         # The ASCII key also survives these steps, so the same screen is safe for them.
         screen = screen_equal_many if set(pipeline) <= _KEY_SAFE_STEPS else None
         codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen, pipeline=pipeline)

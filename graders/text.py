@@ -162,6 +162,20 @@ def compose(steps: Iterable[str]) -> Callable[[str], str]:
     return run
 
 
+def compose_column(steps: Iterable[str]) -> Callable[[Iterable[str]], list[str]]:
+    """``compose(steps)`` over a column: each step mapped over the texts in turn (the C
+    string methods then run without a Python call per text)."""
+    steps = tuple(steps)
+    funcs = [squad_normalize] if steps == SQUAD_PIPELINE else [_C_STEPS.get(s, STEPS[s]) for s in steps]
+
+    def run(texts: Iterable[str]) -> list[str]:
+        for f in funcs:
+            texts = map(f, texts)
+        return list(texts)
+
+    return run
+
+
 def squad_normalize(s: str) -> str:
     """The SQuAD v1.1 script's ``normalize_answer``, step for step."""
     return " ".join(_ARTICLES.sub(" ", remove_punctuation(s.lower())).split())

@@ -166,3 +166,13 @@ def test_seed_canberra_example():
     assert grade("exact", expected="Canberra", output="Canberra is the capital").score == 0.0
     assert grade("token_f1", expected="Canberra", output="Canberra is the capital").score == pytest.approx(0.5)
     assert grade("contains", expected="Canberra", output="Canberra is the capital").score == 1.0
+
+
+@pytest.mark.parametrize("steps", [("trim", "lower"), ("squad",), (), ("nfkc", "collapse_whitespace", "strip_quotes"),
+                                   ("remove_articles", "remove_punctuation", "strip_trailing_punctuation")])
+def test_compose_column_equals_compose_text_by_text(steps):
+    from graders.text import SQUAD_PIPELINE, compose, compose_column
+
+    steps = SQUAD_PIPELINE if steps == ("squad",) else steps
+    texts = ["  The Cat. ", "“quoted”", "a\u00a0b\tc", "ﬁne!", "", "x_y", "\ud800"]
+    assert compose_column(steps)(texts) == [compose(steps)(t) for t in texts]

@@ -597,6 +597,11 @@ def split_thresholds(config: RunConfig) -> tuple[RunConfig, dict[str, float | No
     return RunConfig(config.columns, tuple(graders), config.overall), thresholds
 
 
+_PICK_STATUS = np.array(["fail", "pass"], dtype=object)
+_PICK_PASS = np.array(["false", "true"], dtype=object)
+_PICK_NEAR = np.array(["", "below_threshold"], dtype=object)
+
+
 def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) -> pd.DataFrame:
     """Turn thresholdless continuous scores into pass/fail without rescoring.
 
@@ -621,9 +626,10 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
             continue
         # One JSON round trip per distinct metadata text (a grader's rows share their parameters).
         meta = column("metadata")
-        here = meta[rows]
-        fresh = {m: json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True) for m in set(here)}
-        meta[rows] = [fresh[m] for m in here]
+        codes, distinct_meta = pd.factorize(meta[rows])
+        fresh = np.array([json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True)
+                          for m in distinct_meta], dtype=object)
+        meta[rows] = fresh[codes]
         if t is None:
             continue
         status = column("status")
@@ -633,10 +639,11 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         # Scored rows always hold a score: float() over the cells, in numpy's loop.
         values = scored["score"].to_numpy(dtype=object)[sel].astype(float)
         passed = values >= t
-        status[sel] = np.where(passed, "pass", "fail").astype(object)
-        column("pass")[sel] = np.where(passed, "true", "false").astype(object)
+        # Cells picked from two-element object arrays: every row shares the same two strings.
+        status[sel] = _PICK_STATUS[passed.view(np.int8)]
+        column("pass")[sel] = _PICK_PASS[passed.view(np.int8)]
         near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
-        column("near_miss")[sel] = np.where(near, "below_threshold", "").astype(object)
+        column("near_miss")[sel] = _PICK_NEAR[near.view(np.int8)]
         # The threshold sentence depends on the score alone: formatted once per distinct score.
         distinct, which = np.unique(values, return_inverse=True)
         sentence = np.array(

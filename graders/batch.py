@@ -276,7 +276,7 @@ START_METHODS = ("fork", "forkserver")
 _PRELOAD = ["graders._forkserver_init", "graders", "graders.batch"]
 
 
-def _corpus_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCORERS) -> np.ndarray:
+def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCORERS) -> np.ndarray:
     """The details column with only these scorers' rows kept (None elsewhere)."""
     keep = np.isin(part["scorer"], keep_scorers)
     out = np.full(len(keep), None, dtype=object)
@@ -291,9 +291,9 @@ def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv:
         part["_csv"] = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
         for c in ("explanation", "output"):
             part.pop(c, None)
-        part["details"] = _corpus_details(part)
+        part["details"] = _kept_details(part)
     elif not details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = _corpus_details(part, CHART_SCORERS)
+        part["details"] = _kept_details(part, CHART_SCORERS)
     return part
 
 

@@ -47,12 +47,6 @@ _FLAG_WORDS = {
 }
 
 
-def explain_difference(expected: str, output: str, what: str = "reference", other: str = "output") -> tuple[str, dict]:
-    """One paragraph on where and how two unequal texts differ, and the facts behind it."""
-    sentences, facts = explain_differences([expected], [output], what, other)
-    return sentences[0], facts[0]
-
-
 _NOTES: dict[tuple[str, ...], str] = {}
 
 
@@ -122,11 +116,6 @@ def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> list[
 def pass_text(refs: tuple[str, ...], output: str) -> str:
     which = "" if len(refs) == 1 else f" (reference {refs.index(output) + 1} of {len(refs)})"
     return f"The output equals the reference{which}, code point for code point ({len(output)} code points)."
-
-
-def fail_text(refs: tuple[str, ...], output: str) -> tuple[str, dict]:
-    texts, facts = fail_texts([refs], [output])
-    return texts[0], facts[0]
 
 
 def fail_texts(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> tuple[list[str], list[dict]]:

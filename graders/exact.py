@@ -62,8 +62,9 @@ def _window(s: str, at: int) -> str:
 def explain_differences(
     expected: Sequence[str], outputs: Sequence[str], what: str = "reference", other: str = "output"
 ) -> tuple[list[str], list[dict]]:
-    """``explain_difference`` over a column of unequal pairs: the first differences found
-    at once (``first_differences``), then one sentence per pair."""
+    """For each unequal pair of a column, one paragraph on where and how the texts differ
+    (position, both characters, whitespace / case / NFC / NFKC flags) and the facts behind
+    it; the first differences are found at once (``first_differences``)."""
     positions = first_differences(expected, outputs)
     head = what.capitalize()
     sentences: list[str] = []

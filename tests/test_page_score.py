@@ -117,6 +117,19 @@ def test_after_a_threshold_change_the_download_is_still_the_command_line_file(tm
         assert {k: v["summary"]["graders"][scorer][k] for k in COUNT_KEYS} == {k: c[k] for k in COUNT_KEYS}
 
 
+def test_a_two_system_file_counts_per_system_as_the_command_line_does(tmp_path):
+    at = start()
+    at.button(key="score_sample_returns_ab_wide.csv").click().run()
+    at.checkbox(key="gb_w_score_token_f1_threshold_on").check().run()  # one scorer thresholded, the rest not
+    v = view(at)
+    assert len(v["summary"]["systems"]) == 2
+    summary, _ = cli_summary(tmp_path, SAMPLES / "returns_ab_wide.csv", v["config"].to_json())
+    for system, per in summary["systems"].items():
+        for scorer, c in per.items():
+            assert {k: v["summary"]["systems"][system][scorer][k] for k in COUNT_KEYS} == {k: c[k] for k in COUNT_KEYS}, \
+                (system, scorer)
+
+
 def test_each_sample_loads_with_one_click():
     at = start()
     for name, rows in (("returns_ab_wide.csv", 40), ("returns_ab_long.jsonl", 240), ("returns_assertions.jsonl", 27),

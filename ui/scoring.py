@@ -242,7 +242,9 @@ def _stats(frame: pd.DataFrame, systems: tuple[str, ...]) -> tuple[dict[str, Any
 
 
 def _part(key: str, scorer: str, frame: pd.DataFrame, thresholds: dict[str, float | None],
-          systems: tuple[str, ...]) -> dict[str, Any]:
+          systems: tuple[str, ...], run_summary: dict[str, Any]) -> dict[str, Any]:
+    """One scorer's thresholded frame, counts and chart aggregates, memoized per threshold;
+    without a threshold its counts are the run summary's (the same ``scorer_stats``)."""
     ss = st.session_state
     memo: dict[tuple, dict[str, Any]] = ss.setdefault("gb_parts", {})
     if any(k[0] != key for k in memo):
@@ -260,7 +262,11 @@ def _part(key: str, scorer: str, frame: pd.DataFrame, thresholds: dict[str, floa
             same = [k for k in memo if k[:2] == (key, scorer) and k[2] != "bins"]
             for k in same[:max(0, len(same) - THRESHOLDS_KEPT + 1)]:  # the last few thresholds tried
                 del memo[k]
-        stats, by_system = _stats(frame, systems)
+        if applies or scorer not in run_summary["graders"]:
+            stats, by_system = _stats(frame, systems)
+        else:
+            stats = run_summary["graders"][scorer]
+            by_system = {s: per[scorer] for s, per in run_summary["systems"].items() if scorer in per}
         near_rows = frame["near_miss"].to_numpy(dtype=object) != ""
         memo[mkey] = {
             "frame": frame, "stats": stats, "by_system": by_system,
@@ -291,7 +297,7 @@ def scored_view(file: ResultsFile, mapping: Mapping[str, str | None], config: Ru
     if view is not None and view.get("view_key") == view_key:
         return view
     systems = tuple(run.summary["systems"])
-    entries = {s: _part(key, s, frame, thresholds, systems) for s, frame in _split(run, key).items()}
+    entries = {s: _part(key, s, frame, thresholds, systems, run.summary) for s, frame in _split(run, key).items()}
     summary = dict(run.summary)
     summary["graders"] = {s: entries[s]["stats"] if s in entries else c for s, c in run.summary["graders"].items()}
     summary["systems"] = {

@@ -5,7 +5,9 @@ does. Inside Streamlit the parent's ``__main__`` is the page script being run, s
 scoring worker would run the page again. This module is in the forkserver's preload
 list (``graders.batch._PRELOAD``); importing it in that server turns the main-module step
 off for the server and the workers it forks, and nowhere else: the scoring workers need
-nothing from ``__main__`` (their task and its arguments live in ``graders``).
+nothing from ``__main__`` (their task and its arguments live in ``graders``). The
+forkserver is one per process: other code using it from the same process gets workers
+that do not import ``__main__`` either.
 """
 
 from multiprocessing import spawn

@@ -21,8 +21,9 @@ Session state set here:
 Streamlit mechanics of the Stop button. Scoring runs in a background thread that calls
 ``score_prepared`` with ``progress`` and ``cancel`` callbacks (a large file's chunks go to
 ``WORKERS`` processes forked from a forkserver, which is safe beside Streamlit's threads
-where a plain fork is not; ``warm_workers`` starts it at the first page run); the script thread draws the progress bar from the job's counters every 0.1 s
-(no ``st`` call is made from the background thread). Clicking Stop (or any widget) while the script is drawing makes
+where a plain fork is not; ``warm_workers`` starts it at the first page run); the script
+thread draws the progress bar from the job's counters every 0.1 s (no ``st`` call is made
+from the background thread). Clicking Stop (or any widget) while the script is drawing makes
 Streamlit interrupt that script run at its next ``st`` call and start a new run; the new run
 finds the same job still going, sees the Stop button pressed, and sets the job's
 ``threading.Event`` — the ``cancel`` callback the batch layer checks between chunks of
@@ -152,11 +153,13 @@ def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str |
 def _start(key: str, file: ResultsFile, base: RunConfig, mapping: dict[str, str | None]) -> Job:
     ss = st.session_state
     prepared = prepared_for(file, mapping, base.needs_expected)  # the left-out report's, memoized
+    ready = prepared if isinstance(prepared, Prepared) else None  # a mapping error: score_prepared says it
     old = ss.get("gb_job")
     if old is not None and old.thread is not None and old.thread.is_alive():
         old.cancel.set()
     job = Job(key, total=len(file.frame))
-    job.thread = threading.Thread(target=_work, args=(job, file, base, mapping, prepared if isinstance(prepared, Prepared) else None), daemon=True, name=f"gb-score-{key[:8]}")
+    job.thread = threading.Thread(target=_work, args=(job, file, base, mapping, ready), daemon=True,
+                                  name=f"gb-score-{key[:8]}")
     ss["gb_job"] = job
     ss["gb_score_count"] = ss.get("gb_score_count", 0) + 1
     job.thread.start()

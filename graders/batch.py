@@ -17,6 +17,8 @@ import json
 import math
 import os
 import secrets
+import shutil
+import tempfile
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
@@ -260,7 +262,7 @@ def default_workers() -> int:
 
 # What forked workers score: set just before the pool forks, so the rows reach the
 # children with the fork instead of being pickled; only (start, stop) travels.
-_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool] | None = None
+_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool | str] | None = None
 
 
 # Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
@@ -285,10 +287,22 @@ def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCO
     return out
 
 
-def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
+    """Trim a scored chunk for its trip back to the parent. ``csv``: False (the columns
+    go back), True (the chunk's lines of the scored file go back as bytes, ``_csv``) or a
+    directory (the lines are written to a new file there and only its path, ``_csv_file``,
+    goes back: the parent copies it into the scored file in the kernel, and the bytes
+    never cross a pipe or pass through the parent)."""
     if csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
         columns = list(SCORED_COLUMNS) + (["output"] if include_output else [])
-        part["_csv"] = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
+        data = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
+        if isinstance(csv, str):
+            fd, path = tempfile.mkstemp(dir=csv, suffix=".csv")
+            with open(fd, "wb") as f:
+                f.write(data)
+            part["_csv_file"] = path
+        else:
+            part["_csv"] = data
         for c in ("explanation", "output"):
             part.pop(c, None)
         part["details"] = _kept_details(part)
@@ -303,13 +317,13 @@ def _score_span(a: int, b: int) -> dict[str, Any]:
     return _scored_part(rows.iloc[a:b], config, include_output, details, csv)
 
 
-def _scored_part(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+def _scored_part(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
     """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
     with _collector_paused():
         return _finish_part(_score_chunk(rows, config, include_output), include_output, details, csv)
 
 
-def _score_rows(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool) -> dict[str, Any]:
+def _score_rows(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
     """A forkserver worker's task: the chunk's rows travel with it (nothing is inherited)."""
     return _scored_part(rows, config, include_output, details, csv)
 
@@ -370,7 +384,8 @@ def score_to_csv(
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
     worker processes when there are several, and written as soon as the chunks before it
-    are, so the parent never holds the whole file. A path is written to a temporary file
+    are, so the parent never holds the whole file (to a path, workers leave their lines in
+    files beside it, which the parent copies in file to file). A path is written to a temporary file
     beside it and renamed into place at the end: a failed or cancelled run leaves no half
     file. Returns the scored frame without ``explanation`` and ``output``, ``details``
     kept for BLEU and chrF rows only (what ``summarize`` reads).
@@ -383,25 +398,38 @@ def score_to_csv(
         sink = out if tmp is None else open(tmp, "xb")
     except OSError as e:
         raise OutputError(e.errno, e.strerror) from e
-    waiting: dict[int, bytes] = {}
+    spool = None  # where worker processes leave their chunks' lines: beside the target
+    waiting: dict[int, bytes | str] = {}
     written = 0
 
-    def write(data: bytes) -> None:
+    def write(data: bytes | str) -> None:
         try:
-            sink.write(data)
+            if isinstance(data, bytes):
+                sink.write(data)
+            else:  # a chunk a worker wrote to the spool: copied file to file, then removed
+                sink.flush()
+                _append_file(data, sink.fileno())
+                os.remove(data)
         except OSError as e:
             raise OutputError(e.errno, e.strerror) from e
 
     def emit(k: int, part: dict[str, Any]) -> None:
         nonlocal written
-        waiting[k] = part.pop("_csv")
+        waiting[k] = part.pop("_csv") if "_csv" in part else part.pop("_csv_file")
         while written in waiting:
             write(waiting.pop(written))
             written += 1
 
     try:
+        if tmp is not None and workers > 1:
+            head, tail = os.path.split(tmp)
+            try:
+                spool = tempfile.mkdtemp(prefix=f"{tail}.", dir=head or ".")
+            except OSError as e:
+                raise OutputError(e.errno, e.strerror) from e
         write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False, csv=True, on_part=emit)
+        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False,
+                             csv=spool or True, on_part=emit)
         if tmp is not None:
             try:
                 sink.close()
@@ -416,8 +444,24 @@ def score_to_csv(
                 os.remove(tmp)
             except OSError:
                 pass
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
     columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in ("explanation", "output")]
     return _frame(parts, columns)
+
+
+def _append_file(path: str, fd: int) -> None:
+    """Append the file at ``path`` to the open file ``fd`` at its offset, in the kernel
+    (``copy_file_range``) where it can, by reading and writing where it cannot."""
+    with open(path, "rb", buffering=0) as src:
+        try:
+            while os.copy_file_range(src.fileno(), fd, 1 << 30):
+                pass
+            return
+        except (AttributeError, OSError):  # no such call here, or not between these files
+            pass
+        with open(fd, "wb", closefd=False) as dst:  # on from where the kernel copy stopped
+            shutil.copyfileobj(src, dst)
 
 
 def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
@@ -427,7 +471,7 @@ def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 
 def _score_parts(
     rows: pd.DataFrame, config: RunConfig, include_output: bool, workers: int, progress: Progress | None,
-    cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool,
+    cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool | str,
     on_part: Callable[[int, dict[str, Any]], None] | None = None, start_method: str = "fork",
 ) -> list[dict[str, Any]]:
     """Every chunk's scored columns, in row order (see ``score_frame``); ``on_part(k,
@@ -446,7 +490,7 @@ def _score_parts(
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
-            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, True, csv)
+            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, True, bool(csv))
             if on_part:
                 on_part(k, parts[k])
             done += b - a

@@ -291,15 +291,42 @@ def test_score_to_csv_streams_to_a_path_and_renames_it_into_place(monkeypatch, t
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
 
 
-def test_score_to_csv_cancelled_leaves_the_target_alone(tmp_path):
+def test_score_to_csv_copies_spooled_chunks_by_reading_when_the_kernel_copy_fails(monkeypatch, tmp_path):
+    """Worker processes leave their lines in files beside the target; where copy_file_range
+    is refused (another file system, an old kernel) they are read and written instead."""
+    import errno
+
     import graders.batch as b
 
-    rows = rows_of(mixed_pairs(300, seed=1))
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    refused = []
+
+    def refuse(*args):
+        refused.append(args)
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", refuse)
+    rows = rows_of(mixed_pairs(900, seed=8))
+    cfg = config_of("exact", "numeric")
+    target = tmp_path / "scored.csv"
+    b.score_to_csv(rows, cfg, target, workers=2, chunk_rows=100)
+    assert refused  # the spool was used, and its fallback
+    assert target.read_bytes() == b.scored_csv_bytes(score_frame(rows, cfg))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_score_to_csv_cancelled_leaves_the_target_alone(monkeypatch, tmp_path, workers):
+    import graders.batch as b
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    rows = rows_of(mixed_pairs(600, seed=1))
     target = tmp_path / "scored.csv"
     target.write_text("old contents")
     calls = []
     with pytest.raises(b.Cancelled):
-        b.score_to_csv(rows, config_of("exact"), target, chunk_rows=100, cancel=lambda: calls.append(1) or len(calls) > 2)
+        b.score_to_csv(rows, config_of("exact"), target, workers=workers, chunk_rows=100,
+                       cancel=lambda: calls.append(1) or len(calls) > 2)
     assert target.read_text() == "old contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
 

@@ -217,7 +217,10 @@ def _unpaired(rows: pd.DataFrame, a: str, b: str) -> dict[str, Any]:
 def compare_prepared(
     prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
     version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
+    start_method: str = "fork",
 ) -> Comparison:
+    """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
+    ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit)."""
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
     a, b, source = choose_sides(prepared, mapping, version_a, version_b)
@@ -226,7 +229,8 @@ def compare_prepared(
         rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
     if rows.empty:
         raise CompareError("no rows left to compare after leaving out unusable ones")
-    scored = score_frame(rows, config, workers=workers)
+    # details stay in the workers: no comparison figure reads them, and pickling them back costs more than scoring
+    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method)
     return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed)
 
 
@@ -278,7 +282,7 @@ def compare_scored(
 def compare_file(
     file: ResultsFile, config: RunConfig, *, mapping: Mapping[str, str | None] | None = None,
     version_a: str | None = None, version_b: str | None = None, resamples: int = 2000, seed: int = 0,
-    workers: int | None = None,
+    workers: int | None = None, start_method: str = "fork",
 ) -> Comparison:
     """Map, prepare and compare a results file (see the module docstring)."""
     from .rows import MappingError
@@ -292,7 +296,7 @@ def compare_file(
     except MappingError as e:
         raise CompareError(str(e)) from None
     return compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
-                            resamples=resamples, seed=seed, workers=workers)
+                            resamples=resamples, seed=seed, workers=workers, start_method=start_method)
 
 
 def write_comparison(result: Comparison, path_or_buffer: Any) -> None:

@@ -111,17 +111,18 @@ def metric_frame(comparison: Comparison, names: Sequence[str] | None = None,
 def sensitivity(
     prepared: Prepared, mapping: Mapping[str, str | None], graders: Sequence[GraderConfig] | None = None, *,
     version_a: str | None = None, version_b: str | None = None, resamples: int = 2000, seed: int = 0,
-    workers: int | None = None,
+    workers: int | None = None, start_method: str = "fork",
 ) -> pd.DataFrame:
     """Compare A with B under each of ``graders`` (default: ``default_ladder()``), ordered
     strict to lenient, with no overall row; Holm's adjustment runs across these graders.
-    Returns ``metric_frame`` of that comparison. Raises ``CompareError`` like the comparison."""
+    Returns ``metric_frame`` of that comparison. Raises ``CompareError`` like the comparison.
+    ``workers``, ``start_method``: as in ``compare.compare_prepared``."""
     graders = tuple(default_ladder() if graders is None else graders)
     by_name = {g.name: g for g in graders}
     ordered = tuple(by_name[n] for n in ladder_order(list(by_name)))
     config = RunConfig({k: v for k, v in mapping.items() if v}, ordered, None)
     comparison = compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
-                                  resamples=resamples, seed=seed, workers=workers)
+                                  resamples=resamples, seed=seed, workers=workers, start_method=start_method)
     return metric_frame(comparison, [g.name for g in ordered], by_name)
 
 

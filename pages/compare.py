@@ -48,11 +48,11 @@ PREFIX = "compare"
 DEFAULT_GRADERS = ("exact", "normalized", "contains", "token_f1")
 REVIEW_ROWS = 1000
 PERSIST = graders_form.PERSIST  # this page's gb_w_ widgets keep their values across pages
-# Scoring runs in this process. The batch layer's worker processes (forkserver) re-import the
-# __main__ module, which under Streamlit is the page script itself: the re-import fails and
-# the pool breaks (BrokenProcessPool) from 20,000 rows on. On this 2-core machine one process
-# is also the faster (20,000 wide rows, 4 graders: 5.7 s with 1 worker, 11.6 s with 2).
-WORKERS = 1
+# Large files are scored in the Score page's worker processes, forked from its forkserver
+# (safe beside Streamlit's threads; graders._forkserver_init keeps them from re-running the
+# page script). Files under batch.PARALLEL_MIN_ROWS rows are scored in this process.
+WORKERS = scoring.WORKERS
+START_METHOD = scoring.START_METHOD
 # Above this many prepared rows the sensitivity view starts on the graders already scored
 # (free) instead of rescoring the whole file under the standard ladder.
 LADDER_AUTO_ROWS = 50_000
@@ -101,7 +101,8 @@ def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping
     ss["gb_compare_count"] = ss.get("gb_compare_count", 0) + 1
     try:
         return compare_prepared(_prepared, _config, json.loads(mapping_json), version_a=version_a,
-                                version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS)
+                                version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS,
+                                start_method=START_METHOD)
     except (CompareError, ConfigError, MappingError) as e:
         return str(e)
     except Exception as e:  # never a traceback on screen
@@ -113,7 +114,8 @@ def cached_sensitivity(key: str, _prepared: Prepared, _graders: tuple, mapping_j
                        version_a: str | None, version_b: str | None, resamples: int, seed: int) -> pd.DataFrame | str:
     try:
         return sensitivity(_prepared, json.loads(mapping_json), _graders, version_a=version_a,
-                           version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS)
+                           version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS,
+                           start_method=START_METHOD)
     except (CompareError, ConfigError, MappingError) as e:
         return str(e)
     except Exception as e:
@@ -148,6 +150,7 @@ with st.expander("Columns", expanded=False):
                "*Repeat* when a case was run several times.")
     mapping = loading.mapping_widget(file, PREFIX)
 
+scoring.warm_workers()
 st.header("Graders")
 ss.setdefault(w("graders"), list(DEFAULT_GRADERS))
 config, problems = graders_form.graders_form(PREFIX, mapping)

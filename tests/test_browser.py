@@ -48,6 +48,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+SERVER_LOGS: dict[str, Path] = {}  # url -> the server's log (stdout and stderr)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`streamlit run app.py` on a free port; killed (with its process group) at the end."""
@@ -72,6 +75,7 @@ def server(tmp_path_factory):
                 log.flush()
                 pytest.fail(f"streamlit did not become healthy (exit code {proc.poll()}):\n{log_path.read_text()[-2000:]}")
             time.sleep(0.3)
+        SERVER_LOGS[url] = log_path
         yield url
     finally:
         os.killpg(proc.pid, signal.SIGTERM)  # the server and anything it started
@@ -297,3 +301,40 @@ def test_stop_scoring_in_a_real_browser(server, tmp_path):
             assert page.get_by_text("60,000 cases scored").count() == 0
         finally:
             browser.close()
+
+
+@pytest.mark.timeout(300)
+def test_large_file_compared_in_worker_processes(server, tmp_path):
+    """A file large enough for the worker processes (24,000 prepared rows): both the Score
+    page and the Compare page score it in forkserver workers under the real server, and the
+    server logs no error (a worker re-running the page script would break the pool)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    big = tmp_path / "wide_big.csv"
+    with open(big, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "expected", "output", "output_b"])
+        for i in range(12_000):  # A is always right; B is right on every third case
+            w.writerow([f"c{i}", f"order {i} refunded", f"order {i} refunded", f"order {i} refunded" if i % 3 == 0 else "no"])
+
+    with sync_playwright() as p:
+        browser = _launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(server, wait_until="domcontentloaded")
+            expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
+            _settle(page)
+            page.locator(".st-key-score_upload input[type='file']").set_input_files(str(big))
+            expect(page.get_by_text("wide_big.csv")).to_be_visible(timeout=60_000)
+            expect(page.get_by_text("24,000 cases scored")).to_be_visible(timeout=120_000)  # A's and B's
+            page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
+            expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
+            _settle(page, timeout=120)
+            assert page.get_by_text("The comparison failed", exact=False).count() == 0
+            # A passes every case on exact match, B every third: the figures of all 12,000 pairs.
+            expect(page.get_by_text("12,000 paired cases", exact=False)).to_be_visible()
+            expect(page.get_by_text("pass rate A 100.0%, B 33.3%", exact=False).first).to_be_visible()
+        finally:
+            browser.close()
+    log = SERVER_LOGS[server].read_text()
+    assert "Traceback" not in log and "BrokenProcessPool" not in log, log[-3000:]

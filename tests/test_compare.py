@@ -148,3 +148,29 @@ def test_sample_files_compare():
     c = compare_file(read_results(ROOT / "sample_data" / "returns_ab_long.jsonl"), cfg("exact", "normalized", overall="any"), resamples=300)
     assert c.metrics["exact"].stats.clustered and c.metrics["exact"].stats.n == 120
     assert math.isfinite(c.metrics["overall"].stats.mean_diff)
+
+
+@pytest.mark.parametrize("start_method", ["fork", "forkserver"])
+def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
+    """The dashboard compares large files in forkserver workers; the command line forks.
+    Either way the figures and the paired rows equal one process's."""
+    import random
+
+    import graders.batch as b
+    from graders.pairgen import WORDS
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    rng = random.Random(4)
+    lines = ["id,expected,output,output_b"]
+    for i in range(3 * b.CHUNK_ROWS // 2 + 1):  # three chunks of prepared rows (A and B)
+        exp = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        lines.append(f"c{i},{exp},{rng.choice([exp, exp.upper(), 'x'])},{rng.choice([exp, exp + '.', 'y'])}")
+    file = read_results("\n".join(lines).encode())
+    config = cfg("exact", "normalized", "token_f1", overall="all")
+    one = compare_file(file, config, resamples=300, seed=1)
+    many = compare_file(file, config, resamples=300, seed=1, workers=2, start_method=start_method)
+    assert many.summary() == one.summary()
+    pd.testing.assert_frame_equal(many.pairs, one.pairs)
+    cols = [c for c in one.scored.columns if c != "details"]
+    pd.testing.assert_frame_equal(many.scored[cols], one.scored[cols])
+    assert many.scored["details"].isna().all() and one.scored["details"].notna().all()  # the workers ran

@@ -26,9 +26,16 @@ def score_values(scores: pd.Series) -> pd.Series:
 
 
 def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
-    counts = statuses.value_counts()
+    """One scorer's counts, mean score and pass rate (Wilson 95%) over its scored rows."""
+    return _stats(statuses.to_numpy(dtype=object), score_values(scores).to_numpy(), near.to_numpy(dtype=object) != "")
+
+
+def _stats(statuses: np.ndarray, values: np.ndarray, near: np.ndarray) -> dict[str, Any]:
+    """``scorer_stats`` over arrays: the status cells, the parsed scores, near miss or not."""
+    codes, names = pd.factorize(statuses)
+    counts = dict(zip(names.tolist(), np.bincount(codes[codes >= 0], minlength=len(names)).tolist()))
     passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
-    numeric = score_values(scores)
+    numeric = pd.Series(values)
     decided = passed + failed
     lo, hi = wilson_interval(passed, decided) if decided else (None, None)
     return {
@@ -38,42 +45,63 @@ def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dic
         "not_judged": int(counts.get("not_judged", 0)),
         "errors": int(counts.get("error", 0)),
         "scored": int(counts.get("scored", 0)),
-        "near_misses": int((near != "").sum()),
+        "near_misses": int(near.sum()),
         "mean_score": None if numeric.notna().sum() == 0 else float(numeric.mean()),
         "pass_rate": None if not decided else passed / decided,
         "pass_rate_ci95": None if not decided else [lo, hi],
     }
 
 
+def _groups(values: np.ndarray, within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
+    """Each distinct value (in order of first appearance) and its row positions, in row
+    order: what ``groupby(sort=False)`` gives, without moving the frame's columns."""
+    at = np.arange(len(values)) if within is None else within
+    codes, names = pd.factorize(values[at])
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
+    return {name: at[order[bounds[k]:bounds[k + 1]]] for k, name in enumerate(names.tolist())}
+
+
+class _Columns:
+    """The scored frame's columns the summary reads, as arrays, each made once."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.scorer = frame["scorer"].to_numpy(dtype=object)
+        self.system = frame["system"].to_numpy(dtype=object)
+        self.status = frame["status"].to_numpy(dtype=object)
+        self.values = score_values(frame["score"]).to_numpy()
+        self.near = frame["near_miss"].to_numpy(dtype=object) != ""
+
+    def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        return {str(name): _stats(self.status[at], self.values[at], self.near[at])
+                for name, at in _groups(self.scorer, within).items()}
+
+
 def _by_scorer(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for scorer, part in frame.groupby("scorer", sort=False):
-        out[str(scorer)] = scorer_stats(part["status"], part["score"], part["near_miss"])
-    return out
+    return _Columns(frame).by_scorer()
 
 
-def _summed_statistics(name: str, mine: pd.DataFrame, n: int) -> list[int] | None:
+def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | None:
     """The corpus statistics summed from the sentence grades' details (the same integers
     ``corpus_bleu`` / ``corpus_chrf`` sum), or None when a row's are missing."""
-    if not n or len(mine) != n or "details" not in mine.columns:
+    if not n or len(details) != n:
         return None
-    total: list[int] | None = None
-    for d in mine["details"]:
-        if not d:
-            return None
+    try:
         if name == "bleu":
-            if "correct" not in d:
-                return None
-            row = [d["hyp_len"], d["ref_len"], *d["correct"], *d["total"]]
+            rows = [[d["hyp_len"], d["ref_len"], *d["correct"], *d["total"]] for d in details]
         else:
-            if "stats" not in d:
-                return None
-            row = list(d["stats"])
-        total = row if total is None else [a + b for a, b in zip(total, row)]
-    return total
+            rows = [d["stats"] for d in details]
+        table = np.array(rows, dtype=np.int64)
+    except (KeyError, TypeError, ValueError, OverflowError):  # a row without them, or ragged
+        return None
+    if table.ndim != 2 or len(table) != n:
+        return None
+    return table.sum(axis=0).tolist()
 
 
-def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame) -> dict[str, dict[str, Any]]:
+def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame,
+                   columns: _Columns | None = None) -> dict[str, dict[str, Any]]:
     """Per system: corpus BLEU / chrF beside the mean of the sentence scores."""
     from .bleu import compute_bleu, corpus_bleu
     from .chrf import compute_chrf, corpus_chrf
@@ -81,23 +109,27 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
     out: dict[str, dict[str, Any]] = {}
     if "bleu" not in graders and "chrf" not in graders:
         return out
+    cols = columns if columns is not None else _Columns(scored)
+    details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
+    mine_at = {key: at for key, at in _groups(cols.scorer).items() if key in ("bleu", "chrf")}
     for system, part in rows.groupby("system", sort=False):
         figures: dict[str, Any] = {}
-        outputs, refs = list(part["output"]), [list(r) for r in part["refs"]]
+        n = len(part)
         for name, corpus in (("bleu", corpus_bleu), ("chrf", corpus_chrf)):
             if name not in graders:
                 continue
-            mine = scored[(scored["scorer"] == name) & (scored["system"] == system)]
-            sentence = pd.to_numeric(mine["score"].where(mine["score"] != ""), errors="coerce")
-            summed = _summed_statistics(name, mine, len(outputs))
+            at = mine_at.get(name, np.empty(0, dtype=int))
+            at = at[cols.system[at] == system]
+            sentence = pd.Series(cols.values[at])
+            summed = None if details is None else _summed_statistics(name, details[at], n)
             if summed is not None:
                 value = compute_bleu(summed, effective_order=False).score if name == "bleu" else compute_chrf(summed).score
             else:
-                value = corpus(outputs, refs) if outputs else None
+                value = corpus(list(part["output"]), [list(r) for r in part["refs"]]) if n else None
             figures[name] = {
                 "corpus": value,
                 "mean_sentence": None if sentence.notna().sum() == 0 else float(sentence.mean()),
-                "rows": int(len(outputs)),
+                "rows": int(n),
             }
         if figures:
             out[str(system)] = figures
@@ -124,17 +156,18 @@ def summarize(
     left_out: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    overall = _by_scorer(scored)
-    names = scored["system"].unique()
-    if len(names) == 1:  # one system: its figures are the overall ones
-        systems = {str(names[0]): {k: dict(v) for k, v in overall.items()}}
+    cols = _Columns(scored)
+    overall = cols.by_scorer()
+    by_system = _groups(cols.system)
+    if len(by_system) == 1:  # one system: its figures are the overall ones
+        systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
     else:
-        systems = {str(s): _by_scorer(part) for s, part in scored.groupby("system", sort=False)}
+        systems = {str(name): cols.by_scorer(at) for name, at in by_system.items()}
     return {
         "cases": int(len(rows)),
         "graders": overall,
         "systems": systems,
-        "corpus": corpus_figures(rows, graders, scored),
+        "corpus": corpus_figures(rows, graders, scored, cols),
         "left_out": dict(left_out or {}),
         "unknown_assertions": unknown_assertion_kinds(scored),
         "config": dict(config or {}),

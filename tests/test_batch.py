@@ -359,6 +359,30 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
     # Without the details (an older frame), the summary makes the second pass itself.
     bare = summarize(lean.assign(details=None), rows, graders=("bleu", "chrf", "exact"))
     assert bare["corpus"] == summary["corpus"]
+    # One row's statistics missing, or a count beyond 64 bits: the second pass too.
+    for broken in ({}, {"hyp_len": 2**70, "ref_len": 1, "correct": [0] * 4, "total": [0] * 4, "stats": [2**70] * 24}):
+        details = lean["details"].copy()
+        details[(lean["scorer"] == "bleu").idxmax()] = broken
+        details[(lean["scorer"] == "chrf").idxmax()] = broken
+        assert summarize(lean.assign(details=details), rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
+
+
+def test_summary_counts_equal_counting_each_group():
+    """The summary's per-scorer and per-system figures (counted over arrays) equal
+    ``scorer_stats`` over each ``groupby`` part, empty scores and near misses included."""
+    from graders.summary import scorer_stats
+
+    data = mixed_pairs(500, seed=3) + [(["x"], "")] * 3
+    rows = pd.concat([rows_of(data).assign(system="v1"), rows_of(data[::-1]).assign(system="v2")], ignore_index=True)
+    rows["item"] = [f"c{i % len(data)}" for i in range(len(rows))]
+    cfg = config_of("exact", "normalized", "numeric", "token_f1", overall="any")
+    scored = score_frame(rows, cfg)
+    summary = summarize(scored, rows, graders=cfg.grader_names)
+    expect = {str(k): scorer_stats(p["status"], p["score"], p["near_miss"]) for k, p in scored.groupby("scorer", sort=False)}
+    assert summary["graders"] == expect and list(summary["graders"]) == list(expect)
+    for system, part in scored.groupby("system", sort=False):
+        assert summary["systems"][system] == {
+            str(k): scorer_stats(q["status"], q["score"], q["near_miss"]) for k, q in part.groupby("scorer", sort=False)}
 
 
 def test_cancel_stops_between_chunks():

@@ -273,6 +273,18 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             browser.close()
 
 
+def _upload_on_a_fresh_page(browser, server: str, path: Path):
+    """A new page on the server, once the sample is scored, with ``path`` uploaded."""
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(server, wait_until="domcontentloaded")
+    expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
+    _settle(page)
+    page.locator(".st-key-score_upload input[type='file']").set_input_files(str(path))
+    return page
+
+
 @pytest.mark.timeout(300)
 def test_stop_scoring_in_a_real_browser(server, tmp_path):
     """The Stop button interrupts a long run between chunks; nothing partial is shown."""
@@ -288,11 +300,7 @@ def test_stop_scoring_in_a_real_browser(server, tmp_path):
     with sync_playwright() as p:
         browser = _launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server, wait_until="domcontentloaded")
-            expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
-            _settle(page)
-            page.locator(".st-key-score_upload input[type='file']").set_input_files(str(big))
+            page = _upload_on_a_fresh_page(browser, server, big)
             expect(page.get_by_text("Scoring…", exact=False).first).to_be_visible(timeout=60_000)
             page.locator(".st-key-gb_stop[data-stale='false'] button").first.click()
             expect(page.get_by_text("Scoring was stopped after", exact=False)).to_be_visible(timeout=120_000)
@@ -320,11 +328,7 @@ def test_large_file_compared_in_worker_processes(server, tmp_path):
     with sync_playwright() as p:
         browser = _launch(p)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server, wait_until="domcontentloaded")
-            expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
-            _settle(page)
-            page.locator(".st-key-score_upload input[type='file']").set_input_files(str(big))
+            page = _upload_on_a_fresh_page(browser, server, big)
             expect(page.get_by_text("wide_big.csv")).to_be_visible(timeout=60_000)
             expect(page.get_by_text("24,000 cases scored")).to_be_visible(timeout=120_000)  # A's and B's
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()

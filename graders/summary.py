@@ -66,7 +66,6 @@ class _Columns:
     """The scored frame's columns the summary reads, as arrays, each made once."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
-        self.frame = frame
         self.scorer = frame["scorer"].to_numpy(dtype=object)
         self.system = frame["system"].to_numpy(dtype=object)
         self.status = frame["status"].to_numpy(dtype=object)

@@ -19,7 +19,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
@@ -30,6 +30,7 @@ import pandas as pd
 from .assertions import run_assertion, scorer_name
 from .block import Block
 from .config import OVERALL_GRADERS, GraderConfig, RunConfig
+from .jsonparse import shared_parses
 from .registry import get_spec, run
 from .result import Grade
 
@@ -39,6 +40,8 @@ SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error"
 EXTRA_COLUMNS = ("status", "record", "details")
 
 CHUNK_ROWS = 4000
+# Graders that parse the output with jsonparse.parse (shared within a chunk when several run).
+JSON_PARSERS = frozenset({"json_schema", "valid_json", "json_fields"})
 PARALLEL_MIN_ROWS = 20000
 
 Progress = Callable[[int, int], None]
@@ -208,13 +211,16 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
     cells = _Cells()
     binaries = []
     urefs, uouts, inverse = distinct_pairs(refs, outputs)
-    for gc in config.graders:
-        block = _grade_unique(gc, urefs, uouts)
-        if inverse is not None:
-            block = block.take(inverse)
-        cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
-        if gc.name in OVERALL_GRADERS:
-            binaries.append((gc.name, block))
+    # Several JSON graders parse the same outputs: each text is parsed once per chunk.
+    shared = shared_parses() if sum(gc.name in JSON_PARSERS for gc in config.graders) > 1 else nullcontext()
+    with shared:
+        for gc in config.graders:
+            block = _grade_unique(gc, urefs, uouts)
+            if inverse is not None:
+                block = block.take(inverse)
+            cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
+            if gc.name in OVERALL_GRADERS:
+                binaries.append((gc.name, block))
     if config.overall:
         block = _overall_block([b for _, b in binaries], config.overall, n)
         cells.add("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]})

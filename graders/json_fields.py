@@ -20,15 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from .jsonparse import (
-    JSONParseError,
     compact,
     describe_value,
     encodable,
     explain_parse_error,
     json_equal,
     json_type,
-    loads_fenced,
-    strip_fence,
+    parse_fenced,
 )
 from .registry import THRESHOLD, register
 from .result import Grade, continuous, not_judged
@@ -109,10 +107,9 @@ def grade_json_fields(refs: tuple[str, ...], output: str, *, threshold: float | 
     objects: list[tuple[int, dict[str, Any]]] = []
     first_problem = ""
     for i, ref in enumerate(refs):
-        try:
-            value, _ = loads_fenced(ref)
-        except JSONParseError as e:
-            first_problem = first_problem or explain_parse_error(e, strip_fence(ref), "The expected answer")
+        value, e, body = parse_fenced(ref)
+        if e is not None:
+            first_problem = first_problem or explain_parse_error(e, body, "The expected answer")
             continue
         if isinstance(value, dict):
             objects.append((i, value))
@@ -125,10 +122,9 @@ def grade_json_fields(refs: tuple[str, ...], output: str, *, threshold: float | 
         )
 
     empty = {"signature": sig, "matched": [], "differed": [], "fields": len(objects[0][1])}
-    try:
-        actual, _ = loads_fenced(output)
-    except JSONParseError as e:
-        text = explain_parse_error(e, strip_fence(output)) + " No field can match."
+    actual, e, body = parse_fenced(output)
+    if e is not None:
+        text = explain_parse_error(e, body) + " No field can match."
         return continuous(0.0, threshold, text, **empty, parse_error=e.as_dict())
     if not isinstance(actual, dict):
         text = f"The output is JSON but {describe_value(actual)}, not an object, so no field can match."

@@ -17,7 +17,7 @@ format:annotation|refs:local|pre_parse:none|max_depth:500``):
 * ``$ref`` must stay inside the schema (or point at a JSON Schema meta-schema); a remote
   reference is not fetched: ``not_judged``. A ``$ref`` to nothing in the schema: ``error``.
 * an invalid schema (fails its meta-schema; patterns checked as ECMAScript): ``error``.
-* parsing: ``graders.jsonparse.loads`` after the ``pre_parse`` steps, in the order given.
+* parsing: ``graders.jsonparse.parse`` (``loads`` without raising) after the ``pre_parse`` steps, in the order given.
 * a fail lists every violation (up to ``MAX_LISTED``, counted up to ``MAX_COUNTED``) as
   ``{path, keyword, message}`` in ``details["violations"]``: ``path`` is the RFC 6901 JSON
   Pointer of the offending value (``/`` shown for the document root), ``keyword`` is
@@ -32,8 +32,8 @@ from __future__ import annotations
 import functools
 import json
 import marshal
-from dataclasses import dataclass
-from typing import Any, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Iterator, Sequence
 from urllib.parse import urldefrag, urljoin
 
 import referencing
@@ -45,14 +45,14 @@ from jsonschema.exceptions import ValidationError
 from jsonschema_specifications import REGISTRY as META_SCHEMAS
 from referencing.jsonschema import lookup_recursive_ref
 
+from .block import Block
 from .ecma import RegexError, RegexTimeout, check_pattern, ecma_search
 from .jsonparse import (
     MAX_DEPTH,
-    JSONParseError,
     apply_steps,
     encodable,
     explain_parse_error,
-    loads,
+    parse,
     path_sort_key,
     pointer,
     shorten,
@@ -613,12 +613,15 @@ def _grade(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
     compiled = compile_schema(schema)
     if compiled.problem is not None:
         return compiled.problem
+    return _grade_compiled(output, compiled, pre_parse)
+
+
+def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...]) -> Grade:
     dialect = compiled.dialect
     details: dict[str, Any] = {"signature": _signature(dialect, pre_parse), "draft": dialect.name}
     text = apply_steps(output, pre_parse) if pre_parse else output
-    try:
-        instance = loads(text)
-    except JSONParseError as e:
+    instance, e = parse(text)
+    if e is not None:
         return verdict(
             False, explain_parse_error(e, text) + _parse_hint(text, pre_parse),
             **details, parse_error=e.as_dict(), violations=[],
@@ -650,6 +653,11 @@ def _grade(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
 
 
 def _probe(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> tuple[str, ...]:
+    compiled = compile_schema(schema)
+    return () if compiled.problem is not None else _probe_compiled(output, compiled, tuple(pre_parse or ()))
+
+
+def _probe_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...]) -> tuple[str, ...]:
     codes = []
     base = apply_steps(output, pre_parse)
     for step in PRE_PARSE_CHOICES:
@@ -657,9 +665,27 @@ def _probe(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[
             continue
         if apply_steps(base, (step,)) == base:  # the step changes nothing: it cannot flip
             continue
-        if _grade(output, schema, (*pre_parse, step)).status == "pass":
+        if _grade_compiled(output, compiled, (*pre_parse, step)).status == "pass":
             codes.append(step)
     return tuple(codes)
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schema: Any,
+               pre_parse: tuple[str, ...] = ()) -> Block:
+    """``run`` over a column (verdict, then the probe on each fail), the schema compiled once."""
+    steps = tuple(pre_parse or ())
+    compiled = compile_schema(schema)
+    if compiled.problem is not None:
+        return Block.from_grades([compiled.problem] * len(outputs))
+    block = Block(len(outputs))
+    for i, output in enumerate(outputs):
+        g = _grade_compiled(output, compiled, steps)
+        if g.status == "fail":
+            codes = _probe_compiled(output, compiled, steps)
+            if codes:
+                g = replace(g, near_miss=codes)
+        block.set(i, g)
+    return block
 
 
 @register(
@@ -674,6 +700,7 @@ def _probe(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[
     label="JSON Schema",
     summary="The output parses as JSON and is valid under the schema (Draft 2020-12 unless $schema says otherwise).",
     probe=_probe,
+    batch=grade_many,
 )
 def grade_json_schema(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> Grade:
     """Pass when the output (after ``pre_parse``) is JSON valid under ``schema``."""

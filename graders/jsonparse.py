@@ -16,6 +16,11 @@ into one exception type, ``JSONParseError``, whose message reads like the parser
 * strings: any code point, lone surrogates included (raw or as ``\\ud800`` escapes).
 * whitespace: JSON's own four (space, tab, LF, CR); no BOM.
 
+``parse(text)`` returns ``(value, None)`` or ``(None, error)`` instead of raising (the
+graders call it), answers prose (a first character no JSON value starts with) without
+running the decoder, and inside ``shared_parses()`` remembers each text's result, so that
+JSON graders over the same chunk of rows parse each output once.
+
 Also here: the pre-parse steps ``strip_fence`` and ``trim``, JSON types and JSON
 equality (``"34" != 34``, ``true != 1``, ``1 == 1.0``), RFC 6901 pointers and short,
 always-encodable renderings of values for explanations.
@@ -27,7 +32,9 @@ import json
 import math
 import re
 import sys
-from typing import Any, Callable, Iterable
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
 
 from .text import snippet
 
@@ -136,30 +143,77 @@ def nesting_overflow(text: str, limit: int = MAX_DEPTH) -> int | None:
     return None
 
 
-def loads(text: str) -> Any:
-    """Parse ``text`` as one JSON value; raise ``JSONParseError`` for anything else."""
+# What a JSON value can start with (after JSON whitespace), as Python's scanner reads it:
+# a string, an object, an array, the literals, a number, or the constants it refuses.
+_VALUE_STARTS = frozenset('"{[ntfNI-0123456789')
+_JSON_WHITESPACE = " \t\n\r"
+
+
+def _parse(text: str) -> tuple[Any, JSONParseError | None]:
+    """``(value, None)`` or ``(None, error)``: ``loads`` without raising."""
     if text.startswith("\ufeff"):
-        raise JSONParseError("Unexpected byte order mark U+FEFF before the JSON", text, 0)
+        return None, JSONParseError("Unexpected byte order mark U+FEFF before the JSON", text, 0)
     deep = nesting_overflow(text)
     if deep is not None:
-        raise JSONParseError(f"nesting deeper than {MAX_DEPTH} levels", text, deep)
+        return None, JSONParseError(f"nesting deeper than {MAX_DEPTH} levels", text, deep)
+    # Most model outputs are prose: a first character no JSON value starts with is the
+    # decoder's "Expecting value" at that character, found without raising its error.
+    start = len(text) - len(text.lstrip(_JSON_WHITESPACE))
+    if start == len(text) or text[start] not in _VALUE_STARTS:
+        return None, JSONParseError("Expecting value", text, start)
     try:
-        return _DECODER.decode(text)
+        return _DECODER.decode(text), None
     except json.JSONDecodeError as e:
-        raise JSONParseError(e.msg, text, e.pos) from None
+        return None, JSONParseError(e.msg, text, e.pos)
     except _NumberError as e:
-        raise JSONParseError(str(e), text, _locate(text, e.token)) from None
+        return None, JSONParseError(str(e), text, _locate(text, e.token))
     except RecursionError:
-        raise JSONParseError(
-            "nesting too deep for the parser at the caller's stack depth", text, None
-        ) from None
+        return None, JSONParseError("nesting too deep for the parser at the caller's stack depth", text, None)
     except ValueError as e:  # an integer past Python's int-from-str digit limit
         if "integer string conversion" not in str(e):
             raise
         msg = f"an integer has more than {_INT_DIGITS} digits, the most this parser reads"
-        raise JSONParseError(
+        return None, JSONParseError(
             msg, text, _locate(text, lambda m: m.group("num") is not None and len(m.group("num")) > (_INT_DIGITS or 0))
-        ) from None
+        )
+
+
+def loads(text: str) -> Any:
+    """Parse ``text`` as one JSON value; raise ``JSONParseError`` for anything else."""
+    value, err = _parse(text)
+    if err is not None:
+        raise err
+    return value
+
+
+_shared = threading.local()
+
+
+@contextmanager
+def shared_parses() -> Iterator[None]:
+    """Within the block (in this thread), ``parse`` remembers each text's result, so that
+    several JSON graders over the same column parse each output once. The batch layer
+    opens it around one chunk: what it holds lives no longer than the chunk's rows."""
+    outer = getattr(_shared, "memo", None)
+    if outer is None:
+        _shared.memo = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _shared.memo = None
+
+
+def parse(text: str) -> tuple[Any, JSONParseError | None]:
+    """``(value, None)``, or ``(None, error)`` where ``loads`` would raise ``error``; inside
+    ``shared_parses`` the same text gives the same objects again (treat them as read-only)."""
+    memo = getattr(_shared, "memo", None)
+    if memo is None:
+        return _parse(text)
+    hit = memo.get(text)
+    if hit is None:
+        hit = memo[text] = _parse(text)
+    return hit
 
 
 def explain_parse_error(e: JSONParseError, text: str, what: str = "The output") -> str:
@@ -181,6 +235,8 @@ def strip_fence(text: str) -> str:
     Whitespace (the 29 characters ``str.strip`` removes) may surround the fence; the info
     string must be empty or ``json`` (any case) and end its line. Anything else: unchanged.
     """
+    if _FENCE not in text:  # most texts: no fence to look for
+        return text
     s = text.strip()
     if len(s) < 2 * len(_FENCE) or not (s.startswith(_FENCE) and s.endswith(_FENCE)):
         return text
@@ -212,6 +268,13 @@ def loads_fenced(text: str) -> tuple[Any, bool]:
     """``loads`` tolerating one surrounding code fence; returns (value, fence_was_removed)."""
     body = strip_fence(text)
     return loads(body), body is not text
+
+
+def parse_fenced(text: str) -> tuple[Any, JSONParseError | None, str]:
+    """``parse`` tolerating one surrounding code fence: (value, error, the text parsed)."""
+    body = strip_fence(text)
+    value, err = parse(body)
+    return value, err, body
 
 
 # --- JSON values -----------------------------------------------------------------------

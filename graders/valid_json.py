@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from .jsonparse import (
     MAX_DEPTH,
-    JSONParseError,
     apply_steps,
     describe_value,
     explain_parse_error,
     json_type,
-    loads,
+    parse,
     strip_fence,
 )
 from .registry import register
@@ -28,9 +27,8 @@ SIGNATURE = f"valid_json|fence:tolerated|numbers:finite|max_depth:{MAX_DEPTH}"
 
 def _grade(output: str, steps: tuple[str, ...]) -> Grade:
     text = apply_steps(output, steps)
-    try:
-        value = loads(text)
-    except JSONParseError as e:
+    value, e = parse(text)
+    if e is not None:
         return verdict(False, explain_parse_error(e, text), signature=SIGNATURE, parse_error=e.as_dict())
     fenced = strip_fence(output) is not output
     where = " (inside a ``` code fence, which is allowed)" if fenced else ""

@@ -9,17 +9,23 @@ import json
 import string
 
 import jsonschema
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from graders import grade
 from graders import json_schema as js
+from graders import jsonparse
+from graders.batch import JSON_PARSERS, score_frame
+from graders.config import RunConfig
 from graders.jsonparse import (
     MAX_DEPTH,
     JSONParseError,
     json_equal,
     loads,
+    parse,
     pointer,
+    shared_parses,
     strip_fence,
 )
 from graders.registry import REGISTRY
@@ -815,3 +821,85 @@ ASCII_KEYS = st.text(string.ascii_letters + "~/", max_size=4)
 def test_pointer_round_trips(path):
     parts = pointer(path).split("/")[1:]
     assert [p.replace("~1", "/").replace("~0", "~") for p in parts] == path
+
+
+# --- The parse that does not raise, its shortcut for prose, and the memo a chunk shares ----
+
+PROSE_AND_JSON = st.text(alphabet=st.sampled_from(list(' \t\n\r\u00a0\u3000\ufeff{}[]",:0123456789-+.eEtrufalsnNIybc\\x`')))
+
+
+def decoder_verdict(text):
+    """What Python's decoder (with jsonparse's number hooks) says, as (value, msg, pos)."""
+    try:
+        return jsonparse._DECODER.decode(text), None, None
+    except json.JSONDecodeError as e:
+        return None, e.msg, e.pos
+    except ValueError:  # a number the hooks refuse (jsonparse words that message itself)
+        return None, "refused", None
+
+
+@settings(max_examples=400, deadline=None)
+@given(PROSE_AND_JSON | st.text())
+def test_parse_says_what_the_decoder_says(text):
+    value, err = parse(text)
+    if text.startswith("\ufeff"):
+        assert err is not None and err.pos == 0
+        return
+    want_value, want_msg, want_pos = decoder_verdict(text)
+    if want_msg is None:
+        assert err is None and json_equal(value, want_value)
+    else:
+        assert err is not None
+        if want_msg != "refused":
+            assert (err.msg, err.pos) == (want_msg, want_pos)
+        with pytest.raises(JSONParseError) as raised:
+            loads(text)
+        assert str(raised.value) == str(err)
+
+
+@pytest.mark.parametrize("text, pos", [
+    ("", 0), ("   ", 3), ("\n\t x", 3), ("Hello", 0), ("\u00a0{}", 0), ("—1", 0), ("The answer is 4", 0),
+    ("  x{}", 2), ("'a'", 0), ("+1", 0), (".5", 0),
+])
+def test_prose_is_expecting_value_where_it_starts(text, pos):
+    value, err = parse(text)
+    assert (err.msg, err.pos) == ("Expecting value", pos) == decoder_verdict(text)[1:]
+
+
+def test_shared_parses_gives_the_same_objects_within_the_block_only():
+    text = '{"a": [1, 2]}'
+    assert parse(text)[0] is not parse(text)[0]
+    with shared_parses():
+        first = parse(text)
+        assert parse(text)[0] is first[0]
+        assert parse("nope")[1] is parse("nope")[1]
+        with shared_parses():  # nested: the outer memo stays
+            assert parse(text)[0] is first[0]
+        assert parse(text)[0] is first[0]
+    assert parse(text)[0] is not first[0]
+    assert jsonparse._shared.memo is None
+
+
+def test_json_graders_together_score_as_each_alone():
+    outputs = ['{"a": 1}', '```json\n{"a": 1}\n```', "prose", ' {"a": "x"} ', "[1, 2]", '{"b": 2', "", "\u00a0{}"]
+    refs = ['{"a": 1}', "prose", '{"a": 1}', '{"a": "x"}', "[1]", '{"b": 2}', "{}", "{}"]
+    rows = pd.DataFrame({"record": range(1, 9), "item": [f"c{i}" for i in range(8)], "system": "v1", "repeat": "",
+                         "refs": [(r,) for r in refs], "output": outputs})
+    graders = [{"name": "json_schema", "schema": {"type": "object", "required": ["a"]}, "pre_parse": ["strip_fence"]},
+               {"name": "valid_json"}, {"name": "json_fields"}]
+    assert {g["name"] for g in graders} == JSON_PARSERS
+    together = score_frame(rows, RunConfig.from_dict({"graders": graders}))
+    for g in graders:
+        alone = score_frame(rows, RunConfig.from_dict({"graders": [g]}))
+        mine = together[together["scorer"] == g["name"]].reset_index(drop=True)
+        cols = ["item", "score", "pass", "error", "near_miss", "explanation", "metadata"]
+        assert mine[cols].equals(alone[cols]), g["name"]
+        assert list(mine["details"]) == list(alone["details"])
+
+
+def test_json_schema_column_form_with_a_broken_schema_is_the_problem_on_every_row():
+    schema = {"type": "object", "$ref": "#/nowhere"}
+    block = REGISTRY["json_schema"].batch([("x",), ("y",)], ["{}", "nope"], schema=schema, pre_parse=())
+    for i, out in enumerate(["{}", "nope"]):
+        want = schema_grade(out, schema=schema)
+        assert (block.grade(i).status, block.grade(i).explanation) == (want.status, want.explanation)

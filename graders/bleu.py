@@ -31,6 +31,7 @@ from .ngrams import (
     Counts,
     Packed,
     clipped_matches,
+    dense_ranks,
     column_matches,
     corpus_statistics,
     pack,
@@ -258,7 +259,7 @@ def column_statistics(refs: Sequence[str], outputs: Sequence[str]) -> list[tuple
     r_lens = [len(t) for t in ref_tokens]
     every = chain.from_iterable((*hyp_tokens, *ref_tokens))
     first = np.fromiter(map(vocab.setdefault, every, count(1)), np.int64, sum(h_lens) + sum(r_lens))
-    ids = np.unique(first, return_inverse=True)[1].astype(np.int64) + 1
+    ids = dense_ranks(first)  # first occurrences lie in 1..the column's token count
     split = sum(h_lens)
     h_ids, r_ids = ids[:split], ids[split:]
     correct = column_matches(

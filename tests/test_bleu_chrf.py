@@ -231,6 +231,20 @@ def test_column_form_equals_grade_on_any_text(rows, threshold):
         _column_equals_rows(name, rows, threshold)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 0x10FFFF), max_size=60) | st.lists(st.integers(0, 50), max_size=60))
+def test_dense_ranks_are_uniques_inverse_plus_one(values):
+    import numpy as np
+
+    from graders.ngrams import dense_ranks
+
+    for dtype in (np.int64, np.uint32):
+        a = np.asarray(values, dtype=dtype)
+        want = np.unique(a, return_inverse=True)[1].astype(np.int64) + 1
+        got = dense_ranks(a)
+        assert got.dtype == np.int64 and got.tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("key_limit", [2**62, 2**16], ids=["direct keys", "ranked keys"])
 def test_column_form_equals_grade_on_generated_pairs(monkeypatch, key_limit):
     import graders.ngrams

@@ -33,6 +33,7 @@ from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
 from .result import Grade
+from .summary import CorpusStatistics, add_statistics, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -293,12 +294,35 @@ def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCO
     return out
 
 
+def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
+    """BLEU's and chrF's corpus statistics of a scored chunk summed per (scorer, system)."""
+    out: CorpusStatistics = {}
+    scorers, systems, details = part["scorer"], part["system"], part["details"]
+    for name in CORPUS_SCORERS:
+        mine = np.flatnonzero(scorers == name)
+        if not len(mine):
+            continue
+        for system, at in _groups_of(systems[mine]).items():
+            out[(name, system)] = (len(at), statistic_sums(name, details[mine[at]]))
+    return out
+
+
+def _groups_of(values: np.ndarray) -> dict[Any, np.ndarray]:
+    """Positions of each distinct value (one value, the usual case, without a sort)."""
+    first = values[0]
+    if (values == first).all():
+        return {first: np.arange(len(values))}
+    return {k: np.asarray(v) for k, v in pd.Series(values).groupby(values, sort=False).indices.items()}
+
+
 def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
     """Trim a scored chunk for its trip back to the parent. ``csv``: False (the columns
     go back), True (the chunk's lines of the scored file go back as bytes, ``_csv``) or a
     directory (the lines are written to a new file there and only its path, ``_csv_file``,
     goes back: the parent copies it into the scored file in the kernel, and the bytes
-    never cross a pipe or pass through the parent)."""
+    never cross a pipe or pass through the parent). With ``csv``, ``details`` keeps BLEU's
+    and chrF's rows' details (True) or sends their statistics summed instead (False,
+    ``_statistics``: what the summary's corpus figures need, without a dict per row)."""
     if csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
         columns = list(SCORED_COLUMNS) + (["output"] if include_output else [])
         data = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
@@ -311,7 +335,11 @@ def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv:
             part["_csv"] = data
         for c in ("explanation", "output"):
             part.pop(c, None)
-        part["details"] = _kept_details(part)
+        if details:
+            part["details"] = _kept_details(part)
+        else:
+            part["_statistics"] = _chunk_statistics(part)
+            part["details"] = np.full(len(part["scorer"]), None, dtype=object)
     elif not details:  # pickling a dict per row back to the parent costs more than scoring
         part["details"] = _kept_details(part, CHART_SCORERS)
     return part
@@ -386,6 +414,7 @@ def score_to_csv(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    statistics: CorpusStatistics | None = None,
 ) -> pd.DataFrame:
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
@@ -394,7 +423,10 @@ def score_to_csv(
     files beside it, which the parent copies in file to file). A path is written to a temporary file
     beside it and renamed into place at the end: a failed or cancelled run leaves no half
     file. Returns the scored frame without ``explanation`` and ``output``, ``details``
-    kept for BLEU and chrF rows only (what ``summarize`` reads).
+    kept for BLEU and chrF rows only (what ``summarize`` reads) — or, when ``statistics``
+    is a dict, no details at all: the dict is filled with BLEU's and chrF's corpus
+    statistics summed per (scorer, system) where the rows were scored (pass it to
+    ``summarize``), which spares a dict per row its trip between processes.
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
@@ -421,6 +453,8 @@ def score_to_csv(
 
     def emit(k: int, part: dict[str, Any]) -> None:
         nonlocal written
+        if statistics is not None:
+            add_statistics(statistics, part.pop("_statistics"))
         waiting[k] = part.pop("_csv") if "_csv" in part else part.pop("_csv_file")
         while written in waiting:
             write(waiting.pop(written))
@@ -434,7 +468,7 @@ def score_to_csv(
             except OSError as e:
                 raise OutputError(e.errno, e.strerror) from e
         write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, False,
+        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, statistics is None,
                              csv=spool or True, on_part=emit)
         if tmp is not None:
             try:
@@ -496,7 +530,9 @@ def _score_parts(
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
-            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, True, bool(csv))
+            # In one process every detail stays (nothing is pickled), except where the
+            # scored file is written and its caller asked for the statistics summed.
+            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, details if csv else True, bool(csv))
             if on_part:
                 on_part(k, parts[k])
             done += b - a

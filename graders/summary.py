@@ -9,7 +9,7 @@ scores without a threshold; ``mean_score`` is over rows that have a score.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -81,11 +81,14 @@ def _by_scorer(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return _Columns(frame).by_scorer()
 
 
-def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | None:
-    """The corpus statistics summed from the sentence grades' details (the same integers
-    ``corpus_bleu`` / ``corpus_chrf`` sum), or None when a row's are missing."""
-    if not n or len(details) != n:
-        return None
+# Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
+CorpusStatistics = dict[tuple[str, Any], tuple[int, "list[int] | None"]]
+
+
+def statistic_sums(name: str, details: Sequence[Any]) -> list[int] | None:
+    """BLEU's or chrF's sentence statistics in these rows' details summed (the integers
+    ``corpus_bleu`` / ``corpus_chrf`` sum), or None when a row's are missing, ragged or
+    beyond 64 bits."""
     try:
         if name == "bleu":
             rows = [[d["hyp_len"], d["ref_len"], *d["correct"], *d["total"]] for d in details]
@@ -94,14 +97,34 @@ def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | No
         table = np.array(rows, dtype=np.int64)
     except (KeyError, TypeError, ValueError, OverflowError):  # a row without them, or ragged
         return None
-    if table.ndim != 2 or len(table) != n:
+    if table.ndim != 2 or len(table) != len(details):
         return None
     return table.sum(axis=0).tolist()
 
 
+def add_statistics(total: CorpusStatistics, part: CorpusStatistics) -> None:
+    """Add one chunk's ``CorpusStatistics`` into ``total`` (a None stays None)."""
+    for key, (rows, sums) in part.items():
+        if key not in total:
+            total[key] = (rows, sums)
+            continue
+        have_rows, have = total[key]
+        total[key] = (have_rows + rows, None if have is None or sums is None else [a + b for a, b in zip(have, sums)])
+
+
+def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | None:
+    """``statistic_sums`` of one system's ``n`` rows, or None when some rows have none."""
+    if not n or len(details) != n:
+        return None
+    return statistic_sums(name, details)
+
+
 def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame,
-                   columns: _Columns | None = None) -> dict[str, dict[str, Any]]:
-    """Per system: corpus BLEU / chrF beside the mean of the sentence scores."""
+                   columns: _Columns | None = None,
+                   statistics: CorpusStatistics | None = None) -> dict[str, dict[str, Any]]:
+    """Per system: corpus BLEU / chrF beside the mean of the sentence scores; the corpus
+    figure from the rows' statistics (``statistics`` when given, else their details),
+    from a second pass over the corpus where some are missing."""
     from .bleu import compute_bleu, corpus_bleu
     from .chrf import compute_chrf, corpus_chrf
 
@@ -120,7 +143,11 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
             at = mine_at.get(name, np.empty(0, dtype=int))
             at = at[cols.system[at] == system]
             sentence = pd.Series(cols.values[at])
-            summed = None if details is None else _summed_statistics(name, details[at], n)
+            if statistics is not None:
+                counted, summed = statistics.get((name, system), (0, None))
+                summed = summed if counted == n and n else None
+            else:
+                summed = None if details is None else _summed_statistics(name, details[at], n)
             if summed is not None:
                 value = compute_bleu(summed, effective_order=False).score if name == "bleu" else compute_chrf(summed).score
             else:
@@ -154,7 +181,12 @@ def summarize(
     graders: tuple[str, ...],
     left_out: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
+    statistics: CorpusStatistics | None = None,
 ) -> dict[str, Any]:
+    """The run's summary (SPEC §7): counts per grader, overall and per system, the corpus
+    figures, the left-out report and unknown assertion kinds. ``statistics``: BLEU's and
+    chrF's corpus statistics summed per (scorer, system), as ``batch.score_to_csv`` fills
+    them, when ``scored`` carries no details."""
     cols = _Columns(scored)
     overall = cols.by_scorer()
     by_system = _groups(cols.system)
@@ -166,7 +198,7 @@ def summarize(
         "cases": int(len(rows)),
         "graders": overall,
         "systems": systems,
-        "corpus": corpus_figures(rows, graders, scored, cols),
+        "corpus": corpus_figures(rows, graders, scored, cols, statistics),
         "left_out": dict(left_out or {}),
         "unknown_assertions": unknown_assertion_kinds(scored),
         "config": dict(config or {}),

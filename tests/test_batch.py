@@ -365,6 +365,33 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
         details[(lean["scorer"] == "bleu").idxmax()] = broken
         details[(lean["scorer"] == "chrf").idxmax()] = broken
         assert summarize(lean.assign(details=details), rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
+    # Statistics summed where the rows were scored (what the command line does): no details travel.
+    sums = {}
+    bare = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120, statistics=sums)
+    assert bare["details"].isna().all() and set(sums) == {("bleu", "v1"), ("chrf", "v1")}
+    assert all(count == len(rows) for count, _ in sums.values())
+    assert summarize(bare, rows, graders=("bleu", "chrf", "exact"), statistics=sums)["corpus"] == summary["corpus"]
+    # A chunk whose statistics were missing: the second pass.
+    gaps = {key: (count, None) for key, (count, _) in sums.items()}
+    assert summarize(bare, rows, graders=("bleu", "chrf", "exact"), statistics=gaps)["corpus"] == summary["corpus"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers):
+    import graders.batch as b
+    from graders import corpus_bleu, corpus_chrf
+
+    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    data = mixed_pairs(150, seed=8)
+    rows = pd.concat([rows_of(data, "v1"), rows_of(data[::-1], "v2")], ignore_index=True).sample(frac=1, random_state=2)
+    rows = rows.reset_index(drop=True)
+    sums = {}
+    scored = b.score_to_csv(rows, config_of("bleu", "chrf"), io.BytesIO(), workers=workers, chunk_rows=70, statistics=sums)
+    summary = summarize(scored, rows, graders=("bleu", "chrf"), statistics=sums)
+    for system, part in rows.groupby("system"):
+        outputs, refs = list(part["output"]), [list(r) for r in part["refs"]]
+        assert summary["corpus"][system]["bleu"]["corpus"] == corpus_bleu(outputs, refs)
+        assert summary["corpus"][system]["chrf"]["corpus"] == corpus_chrf(outputs, refs)
 
 
 def test_summary_counts_equal_counting_each_group():

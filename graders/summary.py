@@ -71,14 +71,18 @@ class _Columns:
         self.status = frame["status"].to_numpy(dtype=object)
         self.values = score_values(frame["score"]).to_numpy()
         self.near = frame["near_miss"].to_numpy(dtype=object) != ""
+        self._scorers: dict[Any, np.ndarray] | None = None
+
+    @property
+    def scorers(self) -> dict[Any, np.ndarray]:
+        """Each scorer's row positions over the whole frame (``_groups``), found once."""
+        if self._scorers is None:
+            self._scorers = _groups(self.scorer)
+        return self._scorers
 
     def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
-        return {str(name): _stats(self.status[at], self.values[at], self.near[at])
-                for name, at in _groups(self.scorer, within).items()}
-
-
-def _by_scorer(frame: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    return _Columns(frame).by_scorer()
+        groups = self.scorers if within is None else _groups(self.scorer, within)
+        return {str(name): _stats(self.status[at], self.values[at], self.near[at]) for name, at in groups.items()}
 
 
 # Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
@@ -133,7 +137,7 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
         return out
     cols = columns if columns is not None else _Columns(scored)
     details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
-    mine_at = {key: at for key, at in _groups(cols.scorer).items() if key in ("bleu", "chrf")}
+    mine_at = {key: at for key, at in cols.scorers.items() if key in ("bleu", "chrf")}
     for system, part in rows.groupby("system", sort=False):
         figures: dict[str, Any] = {}
         n = len(part)
@@ -162,8 +166,11 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
     return out
 
 
-def unknown_assertion_kinds(scored: pd.DataFrame) -> dict[str, int]:
-    if not any(str(s).startswith("assert:") for s in scored["scorer"].unique()):
+def unknown_assertion_kinds(scored: pd.DataFrame, scorers: Sequence[Any] | None = None) -> dict[str, int]:
+    """Assertion kinds the rows asked for that no grader knows, with their counts.
+    ``scorers``: the frame's distinct scorer names, when known already."""
+    names = scored["scorer"].unique() if scorers is None else scorers
+    if not any(str(s).startswith("assert:") for s in names):
         return {}
     asserts = scored[scored["scorer"].str.startswith("assert:") & (scored["status"] == "error")]
     counts: dict[str, int] = {}
@@ -200,6 +207,6 @@ def summarize(
         "systems": systems,
         "corpus": corpus_figures(rows, graders, scored, cols, statistics),
         "left_out": dict(left_out or {}),
-        "unknown_assertions": unknown_assertion_kinds(scored),
+        "unknown_assertions": unknown_assertion_kinds(scored, list(cols.scorers)),
         "config": dict(config or {}),
     }

@@ -613,6 +613,9 @@ def csv_cell(value: Any) -> str:
     return value
 
 
+_QUOTE, _QUOTES = '"', '""'
+
+
 def _csv_column(values: list[Any]) -> list[str]:
     """A column's cells quoted; a column of few distinct values quotes each once."""
     distinct = set(values) if len(values) > 64 else None
@@ -621,7 +624,7 @@ def _csv_column(values: list[Any]) -> list[str]:
         return [memo[v] for v in values]
     try:  # csv_cell inlined for text cells; anything else raises TypeError on `in`
         return [
-            '"' + v.replace('"', '""') + '"' if ('"' in v or "," in v or "\n" in v or "\r" in v) else v
+            f'"{v.replace(_QUOTE, _QUOTES)}"' if _QUOTE in v else (f'"{v}"' if ("," in v or "\n" in v or "\r" in v) else v)
             for v in values
         ]
     except TypeError:

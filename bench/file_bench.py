@@ -1,6 +1,6 @@
 """End-to-end speed of `gradeboard score` on a generated results file.
 
-    python bench/file_bench.py [--rows 200000] [--workers N]
+    python bench/file_bench.py [--rows 200000] [--workers N] [--stages]
 
 Writes ROWS generated rows (about 10 MB at 200,000: short answers, sentences, numbers and
 JSON), then times, on the same rows:
@@ -12,6 +12,11 @@ JSON), then times, on the same rows:
 
 Targets (issue 3): twelve graders under 60% of the yardstick; the cheap four under 2 s; peak
 memory under 2 GB (the largest process; worker processes are listed separately).
+
+``--stages`` times the stages of one ``gradeboard score`` instead, in this process, for both
+configurations: importing the command's modules (a fresh interpreter), reading, preparing,
+scoring and writing (wall time, this process's CPU and the worker processes' CPU) and the
+summary: where the end-to-end time goes.
 """
 
 from __future__ import annotations
@@ -101,11 +106,65 @@ def timed_cli(args: list[str]) -> tuple[float, float]:
     return dt, int(r.stdout.split()[-1]) / 1024
 
 
+def _cpu() -> tuple[float, float]:
+    """(this process's CPU seconds, its finished children's), user plus system."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def stages(data: Path, tmp: Path, workers: int | None) -> None:
+    """The stage split of ``gradeboard score`` for each configuration (what ``cli.py`` runs)."""
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import graders.cli, graders.pipeline"], check=True)
+    print(f"import (a fresh interpreter)    {time.perf_counter() - t:6.2f} s")
+    from graders.batch import default_workers, score_to_csv
+    from graders.config import RunConfig
+    from graders.pipeline import resolve_mapping
+    from graders.readers import read_results
+    from graders.rows import prepare
+    from graders.summary import summarize
+
+    n_workers = workers or default_workers()
+    for label, cfg_dict in (("all twelve", ALL_TWELVE), ("cheap four", CHEAP_FOUR)):
+        print(f"{label} ({n_workers} workers): stage, wall, CPU here, CPU in the workers")
+        config = RunConfig.from_dict(cfg_dict)
+        marks = [(time.perf_counter(), *_cpu())]
+
+        def mark(stage: str) -> None:
+            now = (time.perf_counter(), *_cpu())
+            wall, me, kids = (a - b for a, b in zip(now, marks[-1]))
+            print(f"  {stage:<28} {wall:6.2f} s  {me:6.2f} s  {kids:6.2f} s")
+            marks.append(now)
+
+        file = read_results(data)
+        mark("read")
+        mapping = resolve_mapping(file, config)
+        prepared = prepare(file, mapping, needs_expected=config.needs_expected)
+        mark("prepare")
+        statistics: dict = {}
+        scored = score_to_csv(prepared.rows, config, tmp / "stages.csv", workers=n_workers, statistics=statistics)
+        mark("score and write")
+        summarize(scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
+                  config=config.to_dict(), statistics=statistics)
+        mark("summary")
+        del scored
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--stages", action="store_true", help="time the stages of one run instead")
     args = ap.parse_args()
+    if args.stages:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "rows.csv"
+            write_rows(data, args.rows)
+            print(f"{args.rows} rows, {data.stat().st_size / 1e6:.1f} MB")
+            stages(data, Path(tmp), args.workers)
+        return
     import sacrebleu
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -197,18 +197,21 @@ def main() -> None:
         print(f"all twelve / yardstick = {results['all twelve'] / yard:.2f} (target < 0.60)")
         print(f"cheap four: {results['cheap four']:.2f} s (target < 2 s)")
         # Per-grader split, in this process, one worker.
-        print("per-grader split (in-process, 1 worker, scoring only):")
+        print("per-grader split (in-process, 1 worker, scoring only: no preparing, writing or summary):")
+        from graders.batch import score_frame
         from graders.config import RunConfig
-        from graders.pipeline import score_prepared
+        from graders.pipeline import resolve_mapping
         from graders.readers import read_results
+        from graders.rows import prepare
 
         t = time.perf_counter()
         file = read_results(data)
         print(f"  read            {time.perf_counter() - t:6.2f} s")
         for g in ALL_TWELVE["graders"]:
             cfg = RunConfig.from_dict({"graders": [g]})
+            rows = prepare(file, resolve_mapping(file, cfg), needs_expected=cfg.needs_expected).rows
             t = time.perf_counter()
-            score_prepared(file, cfg, workers=1)
+            score_frame(rows, cfg, workers=1)
             print(f"  {g['name']:<15} {time.perf_counter() - t:6.2f} s")
     print(f"cores: {os.cpu_count()}")
 

@@ -33,7 +33,7 @@ from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
 from .result import Grade
-from .summary import CorpusStatistics, add_statistics, statistic_sums
+from .summary import CorpusStatistics, add_statistics, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -302,17 +302,9 @@ def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
         mine = np.flatnonzero(scorers == name)
         if not len(mine):
             continue
-        for system, at in _groups_of(systems[mine]).items():
+        for system, at in positions_by_value(systems[mine]).items():
             out[(name, system)] = (len(at), statistic_sums(name, details[mine[at]]))
     return out
-
-
-def _groups_of(values: np.ndarray) -> dict[Any, np.ndarray]:
-    """Positions of each distinct value (one value, the usual case, without a sort)."""
-    first = values[0]
-    if (values == first).all():
-        return {first: np.arange(len(values))}
-    return {k: np.asarray(v) for k, v in pd.Series(values).groupby(values, sort=False).indices.items()}
 
 
 def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:

@@ -52,7 +52,7 @@ def _stats(statuses: np.ndarray, values: np.ndarray, near: np.ndarray) -> dict[s
     }
 
 
-def _groups(values: np.ndarray, within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
+def positions_by_value(values: np.ndarray, within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
     """Each distinct value (in order of first appearance) and its row positions, in row
     order: what ``groupby(sort=False)`` gives, without moving the frame's columns."""
     at = np.arange(len(values)) if within is None else within
@@ -75,13 +75,13 @@ class _Columns:
 
     @property
     def scorers(self) -> dict[Any, np.ndarray]:
-        """Each scorer's row positions over the whole frame (``_groups``), found once."""
+        """Each scorer's row positions over the whole frame (``positions_by_value``), found once."""
         if self._scorers is None:
-            self._scorers = _groups(self.scorer)
+            self._scorers = positions_by_value(self.scorer)
         return self._scorers
 
     def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
-        groups = self.scorers if within is None else _groups(self.scorer, within)
+        groups = self.scorers if within is None else positions_by_value(self.scorer, within)
         return {str(name): _stats(self.status[at], self.values[at], self.near[at]) for name, at in groups.items()}
 
 
@@ -196,7 +196,7 @@ def summarize(
     them, when ``scored`` carries no details."""
     cols = _Columns(scored)
     overall = cols.by_scorer()
-    by_system = _groups(cols.system)
+    by_system = positions_by_value(cols.system)
     if len(by_system) == 1:  # one system: its figures are the overall ones
         systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
     else:

@@ -20,6 +20,7 @@ import secrets
 import shutil
 import tempfile
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Sequence
@@ -267,16 +268,34 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+@dataclass(frozen=True)
+class _Return:
+    """What a scored chunk sends back to the parent (``_finish_part``).
+
+    ``include_output``: the output column too. ``details``: every row's details (else only
+    those of ``CHART_SCORERS``, or with ``csv`` of ``CORPUS_SCORERS``). ``csv``: the chunk's
+    lines of the scored file instead of its long text columns, as bytes (True) or in a file
+    in this directory. ``sums``: BLEU's and chrF's corpus statistics summed per (scorer,
+    system) (``_statistics``) instead of their rows' details, where the rows travel.
+    """
+
+    include_output: bool = False
+    details: bool = True
+    csv: bool | str = False
+    sums: bool = False
+
+
 # What forked workers score: set just before the pool forks, so the rows reach the
 # children with the fork instead of being pickled; only (start, stop) travels.
-_FORKED: tuple[pd.DataFrame, RunConfig, bool, bool, bool | str] | None = None
+_FORKED: tuple[pd.DataFrame, RunConfig, _Return] | None = None
 
 
 # Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
 CORPUS_SCORERS = ("bleu", "chrf")
 # ... and those the dashboard's charts read too: JSON Schema's violations by path and
 # keyword, numeric's differences (the tolerance sweep need not read the numbers again).
-CHART_SCORERS = CORPUS_SCORERS + ("json_schema", "numeric")
+CHART_ONLY_SCORERS = ("json_schema", "numeric")
+CHART_SCORERS = CORPUS_SCORERS + CHART_ONLY_SCORERS
 
 START_METHODS = ("fork", "forkserver")
 # What the forkserver imports once, so each worker it forks starts with the graders loaded;
@@ -287,8 +306,10 @@ _PRELOAD = ["graders._forkserver_init", "graders", "graders.batch"]
 
 def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCORERS) -> np.ndarray:
     """The details column with only these scorers' rows kept (None elsewhere)."""
+    out = np.full(len(part["scorer"]), None, dtype=object)
+    if not keep_scorers:
+        return out
     keep = np.isin(part["scorer"], keep_scorers)
-    out = np.full(len(keep), None, dtype=object)
     if keep.any():
         out[keep] = part["details"][keep]
     return out
@@ -307,19 +328,18 @@ def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
     return out
 
 
-def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
-    """Trim a scored chunk for its trip back to the parent. ``csv``: False (the columns
-    go back), True (the chunk's lines of the scored file go back as bytes, ``_csv``) or a
-    directory (the lines are written to a new file there and only its path, ``_csv_file``,
+def _finish_part(part: dict[str, Any], back: _Return) -> dict[str, Any]:
+    """Trim a scored chunk for its trip back to the parent as ``back`` says. With ``csv`` a
+    directory, the lines are written to a new file there and only its path, ``_csv_file``,
     goes back: the parent copies it into the scored file in the kernel, and the bytes
-    never cross a pipe or pass through the parent). With ``csv``, ``details`` keeps BLEU's
-    and chrF's rows' details (True) or sends their statistics summed instead (False,
-    ``_statistics``: what the summary's corpus figures need, without a dict per row)."""
-    if csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
-        columns = list(SCORED_COLUMNS) + (["output"] if include_output else [])
+    never cross a pipe or pass through the parent (True: the bytes go back, ``_csv``)."""
+    if back.sums:
+        part["_statistics"] = _chunk_statistics(part)
+    if back.csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
+        columns = list(SCORED_COLUMNS) + (["output"] if back.include_output else [])
         data = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
-        if isinstance(csv, str):
-            fd, path = tempfile.mkstemp(dir=csv, suffix=".csv")
+        if isinstance(back.csv, str):
+            fd, path = tempfile.mkstemp(dir=back.csv, suffix=".csv")
             with open(fd, "wb") as f:
                 f.write(data)
             part["_csv_file"] = path
@@ -327,31 +347,27 @@ def _finish_part(part: dict[str, Any], include_output: bool, details: bool, csv:
             part["_csv"] = data
         for c in ("explanation", "output"):
             part.pop(c, None)
-        if details:
-            part["details"] = _kept_details(part)
-        else:
-            part["_statistics"] = _chunk_statistics(part)
-            part["details"] = np.full(len(part["scorer"]), None, dtype=object)
-    elif not details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = _kept_details(part, CHART_SCORERS)
+        part["details"] = _kept_details(part, () if back.sums else CORPUS_SCORERS)
+    elif not back.details:  # pickling a dict per row back to the parent costs more than scoring
+        part["details"] = _kept_details(part, CHART_ONLY_SCORERS if back.sums else CHART_SCORERS)
     return part
 
 
 def _score_span(a: int, b: int) -> dict[str, Any]:
     assert _FORKED is not None
-    rows, config, include_output, details, csv = _FORKED
-    return _scored_part(rows.iloc[a:b], config, include_output, details, csv)
+    rows, config, back = _FORKED
+    return _scored_part(rows.iloc[a:b], config, back)
 
 
-def _scored_part(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
+def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
     """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
     with _collector_paused():
-        return _finish_part(_score_chunk(rows, config, include_output), include_output, details, csv)
+        return _finish_part(_score_chunk(rows, config, back.include_output), back)
 
 
-def _score_rows(rows: pd.DataFrame, config: RunConfig, include_output: bool, details: bool, csv: bool | str) -> dict[str, Any]:
+def _score_rows(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
     """A forkserver worker's task: the chunk's rows travel with it (nothing is inherited)."""
-    return _scored_part(rows, config, include_output, details, csv)
+    return _scored_part(rows, config, back)
 
 
 def warm_forkserver() -> None:
@@ -375,6 +391,7 @@ def score_frame(
     chunk_rows: int = CHUNK_ROWS,
     details: bool = True,
     start_method: str = "fork",
+    statistics: CorpusStatistics | None = None,
 ) -> pd.DataFrame:
     """Score every row with every configured grader, the overall row and the row's assertions.
 
@@ -388,10 +405,15 @@ def score_frame(
     with ``Cancelled``. ``details=False`` leaves the ``details`` column empty (None) when
     rows are scored in worker processes, except BLEU's and chrF's (the summary sums their
     statistics) and JSON Schema's and numeric's (the violations chart and the tolerance
-    sweep read them).
+    sweep read them). ``statistics``: a dict to fill with BLEU's and chrF's corpus
+    statistics summed per (scorer, system) (pass it to ``summarize``); with it and
+    ``details=False``, their rows' details stay in the workers too.
     """
-    parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, details, csv=False,
-                         start_method=start_method)
+    back = _Return(include_output=include_output, details=details, sums=statistics is not None)
+    parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, start_method=start_method)
+    if statistics is not None:
+        for part in parts:
+            add_statistics(statistics, part.pop("_statistics"))
     columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
     return _frame(parts, columns)
 
@@ -460,8 +482,8 @@ def score_to_csv(
             except OSError as e:
                 raise OutputError(e.errno, e.strerror) from e
         write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        parts = _score_parts(rows, config, include_output, workers, progress, cancel, chunk_rows, statistics is None,
-                             csv=spool or True, on_part=emit)
+        back = _Return(include_output=include_output, details=False, csv=spool or True, sums=statistics is not None)
+        parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
         if tmp is not None:
             try:
                 sink.close()
@@ -502,12 +524,13 @@ def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
 
 
 def _score_parts(
-    rows: pd.DataFrame, config: RunConfig, include_output: bool, workers: int, progress: Progress | None,
-    cancel: Cancel | None, chunk_rows: int, details: bool, csv: bool | str,
-    on_part: Callable[[int, dict[str, Any]], None] | None = None, start_method: str = "fork",
+    rows: pd.DataFrame, config: RunConfig, back: _Return, workers: int, progress: Progress | None,
+    cancel: Cancel | None, chunk_rows: int, on_part: Callable[[int, dict[str, Any]], None] | None = None,
+    start_method: str = "fork",
 ) -> list[dict[str, Any]]:
-    """Every chunk's scored columns, in row order (see ``score_frame``); ``on_part(k,
-    part)`` sees chunk ``k`` as soon as it is scored (chunks may arrive out of order)."""
+    """Every chunk's scored columns, in row order (see ``score_frame``), each trimmed as
+    ``back`` says; ``on_part(k, part)`` sees chunk ``k`` as soon as it is scored (chunks may
+    arrive out of order)."""
     global _FORKED
     if start_method not in START_METHODS:
         raise ValueError(f"unknown start method {start_method!r}; valid: {', '.join(START_METHODS)}")
@@ -519,12 +542,12 @@ def _score_parts(
     if progress:
         progress(0, n)
     if workers == 1 or n < PARALLEL_MIN_ROWS or len(spans) < 2 or os.name != "posix":
+        serial = replace(back, details=True, csv=bool(back.csv))
         for k, (a, b) in enumerate(spans):
             if cancel and cancel():
                 raise Cancelled()
-            # In one process every detail stays (nothing is pickled), except where the
-            # scored file is written and its caller asked for the statistics summed.
-            parts[k] = _scored_part(rows.iloc[a:b], config, include_output, details if csv else True, bool(csv))
+            # In one process every detail stays (nothing is pickled) and the lines are not spooled.
+            parts[k] = _scored_part(rows.iloc[a:b], config, serial)
             if on_part:
                 on_part(k, parts[k])
             done += b - a
@@ -533,7 +556,7 @@ def _score_parts(
     else:
         ctx = get_context(start_method)
         if start_method == "fork":
-            _FORKED = (rows, config, include_output, details, csv)
+            _FORKED = (rows, config, back)
         else:
             ctx.set_forkserver_preload(_PRELOAD)
         try:
@@ -542,7 +565,7 @@ def _score_parts(
                     futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
                 else:
                     futures = {
-                        pool.submit(_score_rows, rows.iloc[a:b], config, include_output, details, csv): k
+                        pool.submit(_score_rows, rows.iloc[a:b], config, back): k
                         for k, (a, b) in enumerate(spans)
                     }
                 try:

@@ -229,8 +229,9 @@ def compare_prepared(
         rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
     if rows.empty:
         raise CompareError("no rows left to compare after leaving out unusable ones")
-    # details stay in the workers: no comparison figure reads them, and pickling them back costs more than scoring
-    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method)
+    # Details stay in the workers: no comparison figure reads them, and pickling them back costs
+    # more than scoring (BLEU's and chrF's travel summed, and are not read either).
+    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics={})
     return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed)
 
 

@@ -50,17 +50,17 @@ def score_prepared(
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
     written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
-    text columns it holds (explanation, output) and the details (BLEU's and chrF's corpus
-    statistics reach the summary summed). ``start_method``: how worker
+    text columns it holds (explanation, output) and the details. BLEU's and chrF's corpus
+    statistics reach the summary summed where the rows were scored, so with ``details=False``
+    their rows' details stay in the worker processes. ``start_method``: how worker
     processes start (``batch.score_frame``; "forkserver" inside a threaded host).
     ``prepared``: ``prepare(file, mapping, needs_expected=config.needs_expected)`` when the
     caller has it already (the dashboard's left-out report did it)."""
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     if prepared is None:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
-    statistics = None
+    statistics: dict = {}  # BLEU's and chrF's corpus statistics, summed where the rows were scored
     if write_to is not None:
-        statistics = {}  # BLEU's and chrF's corpus statistics, summed where the rows were scored
         scored = score_to_csv(
             prepared.rows, config, write_to, include_output=include_output, workers=workers or 1, progress=progress,
             cancel=cancel, statistics=statistics,
@@ -68,7 +68,7 @@ def score_prepared(
     else:
         scored = score_frame(
             prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
-            details=details, start_method=start_method,
+            details=details, start_method=start_method, statistics=statistics,
         )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),

@@ -376,8 +376,9 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
     assert summarize(bare, rows, graders=("bleu", "chrf", "exact"), statistics=gaps)["corpus"] == summary["corpus"]
 
 
+@pytest.mark.parametrize("how", ["score_to_csv", "score_frame", "score_frame forkserver"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers):
+def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers, how):
     import graders.batch as b
     from graders import corpus_bleu, corpus_chrf
 
@@ -386,8 +387,19 @@ def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers
     rows = pd.concat([rows_of(data, "v1"), rows_of(data[::-1], "v2")], ignore_index=True).sample(frac=1, random_state=2)
     rows = rows.reset_index(drop=True)
     sums = {}
-    scored = b.score_to_csv(rows, config_of("bleu", "chrf"), io.BytesIO(), workers=workers, chunk_rows=70, statistics=sums)
-    summary = summarize(scored, rows, graders=("bleu", "chrf"), statistics=sums)
+    config = config_of("bleu", "chrf", "numeric")
+    if how == "score_to_csv":
+        scored = b.score_to_csv(rows, config, io.BytesIO(), workers=workers, chunk_rows=70, statistics=sums)
+    else:
+        scored = b.score_frame(rows, config, workers=workers, chunk_rows=70, details=False, statistics=sums,
+                               start_method=how.split()[-1] if " " in how else "fork")
+        kept = scored["details"].notna()
+        if workers > 1:  # only numeric's details travel (the tolerance sweep reads them)
+            assert set(scored.loc[kept, "scorer"]) == {"numeric"}
+        else:
+            assert kept.all()
+    assert set(sums) == {(name, system) for name in ("bleu", "chrf") for system in ("v1", "v2")}
+    summary = summarize(scored, rows, graders=("bleu", "chrf", "numeric"), statistics=sums)
     for system, part in rows.groupby("system"):
         outputs, refs = list(part["output"]), [list(r) for r in part["refs"]]
         assert summary["corpus"][system]["bleu"]["corpus"] == corpus_bleu(outputs, refs)

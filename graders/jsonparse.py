@@ -264,12 +264,6 @@ def apply_steps(text: str, steps: Iterable[str]) -> str:
     return text
 
 
-def loads_fenced(text: str) -> tuple[Any, bool]:
-    """``loads`` tolerating one surrounding code fence; returns (value, fence_was_removed)."""
-    body = strip_fence(text)
-    return loads(body), body is not text
-
-
 def parse_fenced(text: str) -> tuple[Any, JSONParseError | None, str]:
     """``parse`` tolerating one surrounding code fence: (value, error, the text parsed)."""
     body = strip_fence(text)

@@ -192,8 +192,8 @@ def summarize(
 ) -> dict[str, Any]:
     """The run's summary (SPEC §7): counts per grader, overall and per system, the corpus
     figures, the left-out report and unknown assertion kinds. ``statistics``: BLEU's and
-    chrF's corpus statistics summed per (scorer, system), as ``batch.score_to_csv`` fills
-    them, when ``scored`` carries no details."""
+    chrF's corpus statistics summed per (scorer, system), as ``batch.score_frame`` and
+    ``batch.score_to_csv`` fill them (used instead of ``scored``'s details)."""
     cols = _Columns(scored)
     overall = cols.by_scorer()
     by_system = positions_by_value(cols.system)

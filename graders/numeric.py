@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from functools import lru_cache
+from operator import itemgetter
 from typing import Sequence
 
 from .numbers import EXACT, READ_MODES, Reading, read_number
@@ -79,6 +80,10 @@ def _passes(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_t
     return found is not None and found[1] is not None and found[1][0]
 
 
+def _tolerance_words(abs_tol: float, rel_tol: float) -> str:
+    return f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
+
+
 def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> Grade:
     """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
     found = _best(refs, output, read, abs_tol, rel_tol, reader)
@@ -87,9 +92,12 @@ def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_to
     out, best = found
     if best is None:
         return _no_output_number(read)
+    return _verdict(out, best, len(refs), read, _tolerance_words(abs_tol, rel_tol))
+
+
+def _verdict(out: Reading, best: tuple, nrefs: int, read: str, tol: str) -> Grade:
     passed, i, diff, allowed, exp = best
-    which = f" (reference {i + 1} of {len(refs)})" if len(refs) > 1 else ""
-    tol = f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
+    which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
     text = (
         f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
         f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
@@ -102,7 +110,8 @@ def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_to
 
 
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read: str, abs_tol: float, rel_tol: float) -> Block:
-    """Numeric over a column; each distinct text is read once per mode."""
+    """Numeric over a column; each distinct text is read once per mode. The references are
+    read first: the rows where none holds a number are not judged, all at once."""
     cache: dict[tuple[str, str], Reading | None] = {}
 
     def reader(text: str, mode: str) -> Reading | None:
@@ -112,11 +121,28 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
             found = cache[key] = read_number(text, mode)
         return found
 
-    block = Block(len(outputs))
+    n = len(outputs)
+    single = all(len(r) == 1 for r in refs)
+    texts = set(map(itemgetter(0), refs)) if single else {t for r in refs for t in r}
+    ref_reads = {t: read_number(t, read) for t in texts}
+    cache.update(((t, read), x) for t, x in ref_reads.items())
+    if single:
+        judged = [i for i, r in enumerate(refs) if ref_reads[r[0]] is not None]
+    else:
+        judged = [i for i, r in enumerate(refs) if any(ref_reads[t] is not None for t in r)]
+
+    block = Block(n)
+    nj = _no_reference_number(read)
+    if len(judged) < n:  # a fail is the block's default; start from not judged instead
+        block.status, block.passed, block.score = [nj.status] * n, [None] * n, [None] * n
+        block.explanation, block.details = [nj.explanation] * n, [nj.details] * n
     status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
     others = [m for m in READ_MODES if m != read]
-    for i, (r, o) in enumerate(zip(refs, outputs)):
-        g = _judge(r, o, read, abs_tol, rel_tol, reader)
+    tol = _tolerance_words(abs_tol, rel_tol)
+    for i in judged:
+        r, o = refs[i], outputs[i]
+        out, best = _best(r, o, read, abs_tol, rel_tol, reader)  # type: ignore[misc]
+        g = _no_output_number(read) if best is None else _verdict(out, best, len(r), read, tol)
         # Block.set without its copy of the details: the cached grades share theirs, unchanged.
         status[i], passed[i], score[i], explanation[i], details[i] = g.status, g.passed, g.score, g.explanation, g.details
         if g.status == "fail":

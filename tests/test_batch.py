@@ -254,13 +254,16 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers):
     """Formatting each chunk where it is scored gives the same file, and the frame it returns
-    is the full frame less the long text columns."""
+    is the full frame less the long text columns. The first chunks hold assertions; the
+    others are grids (each row's scorers in turn), whose row cells are quoted once per row."""
     import graders.batch as b
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(700, seed=12) + [(["x"], 'a "quoted",\r\nline'), (["é"], "NA")]
     rows = rows_of(data)
-    rows["assertions"] = [({"type": "contains", "value": "a"},) if i % 7 == 0 else () for i in range(len(rows))]
+    rows["assertions"] = [({"type": "contains", "value": "a"},) if i % 7 == 0 and i < 300 else () for i in range(len(rows))]
+    rows.loc[rows.index[-3:], "item"] = ['c "1"', "c,2", "c\n3"]
+    rows.loc[rows.index[-2:], "system"] = ["v,1", 'v"2']
     cfg = config_of("exact", "numeric", "token_f1", overall="all")
     full = score_frame(rows, cfg, include_output=True)
     buf = io.BytesIO()

@@ -34,6 +34,7 @@ import re
 import sys
 import threading
 from contextlib import contextmanager
+from json.encoder import encode_basestring  # the C string step of json.dumps(ensure_ascii=False)
 from typing import Any, Callable, Iterable, Iterator
 
 from .text import snippet
@@ -352,8 +353,15 @@ def shorten_middle(s: str, limit: int) -> str:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
 
 
+_SCALARS = {None: "null", True: "true", False: "false"}
+
+
 def compact(value: Any, limit: int = 80) -> str:
     """Short JSON text of a parsed value (``"34"``, ``[1, 2]``), cut at ``limit`` characters."""
+    if type(value) is str:  # the encoder's own string step, without setting up an encoder
+        return shorten(encodable(encode_basestring(value[:limit] if len(value) > limit else value)), limit)
+    if value is None or type(value) is bool:
+        return shorten(_SCALARS[value], limit)
     if isinstance(value, str) and len(value) > limit:
         value = value[:limit]
     out: list[str] = []

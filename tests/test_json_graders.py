@@ -903,3 +903,28 @@ def test_json_schema_column_form_with_a_broken_schema_is_the_problem_on_every_ro
     for i, out in enumerate(["{}", "nope"]):
         want = schema_grade(out, schema=schema)
         assert (block.grade(i).status, block.grade(i).explanation) == (want.status, want.explanation)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_JSON_VALUES, st.integers(0, 100))
+def test_compact_is_the_encoders_text_cut_at_the_limit(value, limit):
+    """compact's shortcut for strings and the literals gives the encoder's own text."""
+    text = json.dumps(value[:limit] if isinstance(value, str) else value, ensure_ascii=False, separators=(", ", ": "))
+    assert jsonparse.compact(value, limit) == jsonparse.shorten(jsonparse.encodable(text), limit)
+
+
+@pytest.mark.parametrize("value, limit, want", [
+    ("A-6841", 60, '"A-6841"'), ("x" * 100, 10, '"xxxxxxxx…'), ('a"b\n', 60, '"a\\"b\\n"'),
+    ("\ud800", 60, '"\\ud800"'), (None, 60, "null"), (True, 60, "true"), (False, 3, "fa…"), (None, 0, "…"),
+    pytest.param(10 ** 5000, 60, "…", id="an int too long to print"), (float("inf"), 60, "Infinity"),
+    ([1, "é"], 60, '[1, "é"]'),
+])
+def test_compact_table(value, limit, want):
+    assert jsonparse.compact(value, limit) == want

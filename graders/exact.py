@@ -50,6 +50,18 @@ _FLAG_WORDS = {
 _NOTES: dict[tuple[str, ...], str] = {}
 
 
+# Each character's (words, code) in a fail explanation: ("'a' (U+0061)", "U+0061").
+_CHAR_WORDS: dict[str, tuple[str, str]] = {}
+_END_WORDS = ("end of text", None)
+
+
+def _char_words(ch: str) -> tuple[str, str]:
+    if len(_CHAR_WORDS) >= 4096:
+        _CHAR_WORDS.clear()
+    words = _CHAR_WORDS[ch] = (describe_char(ch), f"U+{ord(ch):04X}")
+    return words
+
+
 def _window(s: str, at: int) -> str:
     """``snippet(s, at)`` for a text longer than 20 characters or not printable."""
     start = at - 20 if at > 20 else 0
@@ -69,17 +81,10 @@ def explain_differences(
     head = what.capitalize()
     sentences: list[str] = []
     facts: list[dict] = []
+    words = _CHAR_WORDS
     for e, o, pos in zip(expected, outputs, positions):
-        if pos < len(e):
-            ce = e[pos]
-            de, ue = describe_char(ce), f"U+{ord(ce):04X}"
-        else:
-            de, ue = "end of text", None
-        if pos < len(o):
-            co = o[pos]
-            do, uo = describe_char(co), f"U+{ord(co):04X}"
-        else:
-            do, uo = "end of text", None
+        de, ue = (words.get(e[pos]) or _char_words(e[pos])) if pos < len(e) else _END_WORDS
+        do, uo = (words.get(o[pos]) or _char_words(o[pos])) if pos < len(o) else _END_WORDS
         se = e if len(e) <= 20 and e.isprintable() else _window(e, pos)
         so = o if len(o) <= 20 and o.isprintable() else _window(o, pos)
         flags = difference_flags(e, o)

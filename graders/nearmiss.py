@@ -7,6 +7,7 @@ together do, the code is ``several``. The other graders' probes live with them.
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import Any, Callable, Sequence
 
 from . import text
@@ -143,17 +144,17 @@ def probe_many(
                 result[i] = c
             return result
     codes: list[list[str]] = [[] for _ in outputs]
+    rows = range(len(outputs))
+    single = [r[0] for r in refs] if all(len(r) == 1 for r in refs) else None  # one reference a row, flat
     for code, step in PROBE_STEPS.items():
-        hits = check_many([tuple(map(step, r)) for r in refs], [step(o) for o in outputs], **params)
-        for i, hit in enumerate(hits):
-            if hit:
-                codes[i].append(code)
+        stepped = [(x,) for x in map(step, single)] if single is not None else [tuple(map(step, r)) for r in refs]
+        for i in compress(rows, check_many(stepped, list(map(step, outputs)), **params)):
+            codes[i].append(code)
     rest = [i for i, c in enumerate(codes) if not c]
     if rest:
         hits = check_many(
             [tuple(map(_all_steps, refs[i])) for i in rest], [_all_steps(outputs[i]) for i in rest], **params
         )
-        for i, hit in zip(rest, hits):
-            if hit:
-                codes[i].append("several")
+        for i in compress(rest, hits):
+            codes[i].append("several")
     return [tuple(c) if c else None for c in codes]

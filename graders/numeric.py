@@ -84,18 +84,8 @@ def _tolerance_words(abs_tol: float, rel_tol: float) -> str:
     return f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
 
 
-def _judge(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> Grade:
-    """The verdict on one pair; ``reader(text, mode)`` is ``read_number``, cached in batches."""
-    found = _best(refs, output, read, abs_tol, rel_tol, reader)
-    if found is None:
-        return _no_reference_number(read)
-    out, best = found
-    if best is None:
-        return _no_output_number(read)
-    return _verdict(out, best, len(refs), read, _tolerance_words(abs_tol, rel_tol))
-
-
 def _verdict(out: Reading, best: tuple, nrefs: int, read: str, tol: str) -> Grade:
+    """The verdict on a pair whose output and best reference (``_best``) both hold a number."""
     passed, i, diff, allowed, exp = best
     which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
     text = (

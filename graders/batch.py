@@ -720,7 +720,7 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
     sentence and the threshold in the metadata. Works on the columns' arrays (a new frame
     shares every column it does not change).
     """
-    from .registry import BELOW_THRESHOLD_MARGIN
+    from .registry import BELOW_THRESHOLD_REACH
 
     scorer = scored["scorer"].to_numpy(dtype=object)
     arrays: dict[str, np.ndarray] = {}
@@ -752,7 +752,7 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         # Cells picked from two-element object arrays: every row shares the same two strings.
         status[sel] = _PICK_STATUS[passed.view(np.int8)]
         column("pass")[sel] = _PICK_PASS[passed.view(np.int8)]
-        near = (~passed) & (values >= t - BELOW_THRESHOLD_MARGIN)
+        near = (~passed) & (values >= t - BELOW_THRESHOLD_REACH)
         column("near_miss")[sel] = _PICK_NEAR[near.view(np.int8)]
         # The threshold sentence depends on the score alone: formatted once per distinct score.
         distinct, which = np.unique(values, return_inverse=True)

@@ -40,7 +40,7 @@ from .ngrams import (
     packed_matches,
     word_ngrams,
 )
-from .registry import BELOW_THRESHOLD_MARGIN, THRESHOLD, register
+from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
 from .result import Grade, continuous
 from .tokenizer_13a import tokens_13a
 
@@ -302,7 +302,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, thres
             block.set(i, g)
             continue
         block.set(i, g)
-        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_MARGIN:
+        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_REACH:
             block.near_miss[i] = ("below_threshold",)
     return block
 

@@ -35,7 +35,7 @@ from .ngrams import (
     packable,
     packed_matches,
 )
-from .registry import BELOW_THRESHOLD_MARGIN, THRESHOLD, register
+from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
 from .result import Grade, continuous
 
 CHAR_ORDER = 6
@@ -287,7 +287,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, thres
     for i, (r, index) in zip(some, found):
         g = _grade_of(r, index, len(refs[i]), threshold)
         block.set(i, g)
-        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_MARGIN:
+        if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_REACH:
             block.near_miss[i] = ("below_threshold",)
     if len(some) < len(refs):
         spec = get_spec("chrf")

@@ -61,8 +61,11 @@ class GraderSpec:
 REGISTRY: dict[str, GraderSpec] = {}
 
 THRESHOLD = Param("threshold", "threshold", None, help="pass when score >= threshold; None = report the score only")
-# Near-miss margin for continuous graders with a threshold (SPEC §4).
+# Near-miss margin for continuous graders with a threshold (SPEC §4): a fail scoring at
+# least threshold - BELOW_THRESHOLD_REACH is ``below_threshold``. "Within 0.1" includes 0.1
+# itself, whichever way ``threshold - 0.1`` rounds (0.8 - 0.1 is 0.7000000000000001).
 BELOW_THRESHOLD_MARGIN = 0.1
+BELOW_THRESHOLD_REACH = BELOW_THRESHOLD_MARGIN + 1e-9
 
 
 def register(
@@ -184,7 +187,7 @@ def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[st
         codes = spec.probe(refs, output, **params) or None
     elif not spec.binary:
         threshold = params.get("threshold")
-        if threshold is not None and g.score is not None and g.score >= threshold - BELOW_THRESHOLD_MARGIN:
+        if threshold is not None and g.score is not None and g.score >= threshold - BELOW_THRESHOLD_REACH:
             codes = ("below_threshold",)
     return replace(g, near_miss=codes) if codes else g
 

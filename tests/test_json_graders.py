@@ -928,3 +928,24 @@ def test_compact_is_the_encoders_text_cut_at_the_limit(value, limit):
 ])
 def test_compact_table(value, limit, want):
     assert jsonparse.compact(value, limit) == want
+
+
+@pytest.mark.parametrize("kept, threshold", [(7, 0.8), (3, 0.4), (5, 0.6), (6, 0.7), (9, 1.0), (1, 0.2)])
+def test_below_threshold_includes_a_score_exactly_a_tenth_below(kept, threshold):
+    """SPEC §4 "within 0.1 below": the boundary itself counts, whichever way threshold - 0.1
+    rounds (0.8 - 0.1 is 0.7000000000000001); the batch path and apply_thresholds agree."""
+    from graders.batch import apply_thresholds, score_frame
+    from graders.config import GraderConfig, RunConfig
+
+    exp = json.dumps({str(i): i for i in range(10)})
+    out = json.dumps({str(i): i for i in range(kept)})
+    g = grade("json_fields", expected=exp, output=out, threshold=threshold)
+    assert g.score == kept / 10 and (g.status, g.near_miss) == ("fail", ("below_threshold",))
+    just_outside = json.dumps({str(i): i for i in range(kept - 1)})
+    assert grade("json_fields", expected=exp, output=just_outside, threshold=threshold).near_miss is None
+    rows = pd.DataFrame({"record": [1, 2], "item": ["a", "b"], "system": ["s", "s"], "repeat": ["", ""],
+                         "refs": [(exp,), (exp,)], "output": [out, just_outside]})
+    with_t = score_frame(rows, RunConfig({}, (GraderConfig.make("json_fields", {"threshold": threshold}),)), workers=1)
+    later = apply_thresholds(score_frame(rows, RunConfig({}, (GraderConfig.make("json_fields"),)), workers=1),
+                             {"json_fields": threshold})
+    assert with_t["near_miss"].tolist() == later["near_miss"].tolist() == ["below_threshold", ""]

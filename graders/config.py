@@ -102,13 +102,20 @@ class RunConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "columns": {k: v for k, v in self.columns.items() if v},
+            "columns": mapping_dict(self.columns),
             "graders": [g.to_dict() for g in self.graders],
             "overall": self.overall,
         }
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+
+def mapping_dict(mapping: Mapping[str, str | None]) -> dict[str, str | None]:
+    """A mapping as a configuration's ``columns``: every role, a role mapped to no column
+    kept as ``null``, so that the configuration also switches off what the file would
+    suggest (a ``null`` ``output_b`` keeps a file with that column long)."""
+    return {k: (v or None) for k, v in mapping.items()}
 
 
 def load_config(path: str | os.PathLike[str]) -> RunConfig:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .batch import Cancel, Progress, score_frame, score_to_csv
 from .columns import suggest_mapping
-from .config import RunConfig
+from .config import RunConfig, mapping_dict
 from .readers import DEFAULT_MAX_BYTES, ResultsFile, read_results
 from .rows import Prepared, prepare
 from .summary import summarize
@@ -72,7 +72,7 @@ def score_prepared(
         )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
-        config={**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}}, statistics=statistics,
+        config={**config.to_dict(), "columns": mapping_dict(mapping)}, statistics=statistics,
     )
     return ScoreRun(file, mapping, prepared, scored, summary)
 

@@ -50,7 +50,7 @@ import streamlit as st
 
 from graders import charts
 from graders.batch import Cancelled, apply_thresholds, default_workers, split_thresholds, warm_forkserver
-from graders.config import RunConfig
+from graders.config import RunConfig, mapping_dict
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers import ResultsFile
 from graders.rows import MappingError, Prepared, prepare
@@ -307,7 +307,7 @@ def scored_view(file: ResultsFile, mapping: Mapping[str, str | None], config: Ru
         system: {s: entries[s]["by_system"].get(system, c) if s in entries else c for s, c in per.items()}
         for system, per in run.summary["systems"].items()
     }
-    summary["config"] = {**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}}
+    summary["config"] = {**config.to_dict(), "columns": mapping_dict(mapping)}
     old = view if view is not None and view.get("key") == key else {}
     frames = [e["near"] for e in entries.values() if len(e["near"])]
     view = {

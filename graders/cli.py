@@ -16,17 +16,26 @@ import sys
 from typing import Any, Sequence
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
+MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
 
 
 class BadInput(Exception):
     """Bad input: the message is printed as is and the command exits 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line (``gradeboard score: argument --grader:
+    invalid choice …``) instead of the usage block and the message."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from .registry import REGISTRY
 
-    p = argparse.ArgumentParser(prog="gradeboard", description="Grade LLM eval results with code graders.")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = _Parser(prog="gradeboard", description="Grade LLM eval results with code graders.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
@@ -49,10 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     common(c)
     c.add_argument("--a", dest="version_a", help="version used as A (long files)")
     c.add_argument("--b", dest="version_b", help="version used as B (long files)")
-    c.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    c.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    c.add_argument("--resamples", type=int, default=2000, help=f"bootstrap resamples, at least {MIN_RESAMPLES} (default 2000)")
+    c.add_argument("--seed", type=int, default=0, help="bootstrap seed, a whole number >= 0 (default 0)")
     c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER",
-                   help="exit 1 when A is worse than B on GRADER beyond the 95%% interval")
+                   help="exit 1 when A is worse than B on GRADER: the whole 95%% interval of A - B below 0 "
+                        "and the difference unlikely to be noise (Holm-adjusted p < 0.05), as the report words it")
     return p
 
 
@@ -161,6 +171,8 @@ def _report(show: Any, what: Any) -> None:
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
+    from .rows import report_lines
+
     lo = summary["left_out"]
     print(f"{summary['cases']} rows scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
     for system, per in summary["systems"].items():
@@ -171,12 +183,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
             rate = "" if st["pass_rate"] is None else f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
             mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
             print(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6} not judged {st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
-    for reason, info in lo.get("reasons", {}).items():
-        rows = ", ".join(map(str, info.get("rows", [])))
-        more = "…" if info["count"] > len(info.get("rows", [])) else ""
-        notes = info.get("notes") or []
-        note = f"; {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
-        print(f"left out, {reason}: {info['count']} (rows {rows}{more}){note}")
+    for line in report_lines(lo):
+        print(line)
     if summary.get("unknown_assertions"):
         kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
         print(f"assertion kinds not run: {kinds}")
@@ -185,6 +193,10 @@ def _print_summary(summary: dict[str, Any]) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import CompareError, compare_file, write_comparison
 
+    if args.resamples < MIN_RESAMPLES:
+        raise BadInput(f"--resamples takes a whole number >= {MIN_RESAMPLES}, not {args.resamples}")
+    if args.seed < 0:
+        raise BadInput(f"--seed takes a whole number >= 0, not {args.seed}")
     config = _config(args)
     file = _read(args)
     try:
@@ -202,9 +214,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.summary:
         _write_json(args.summary, result.summary())
     _report(print, result.report())
-    worse = [n for n in args.fail_if_worse if result.worse_beyond_interval(n)]
+    worse = [n for n in args.fail_if_worse if result.worse(n)]
     for n in worse:
-        print(f"gradeboard: fail-if-worse: A is worse than B on {n} beyond the 95% interval", file=sys.stderr)
+        m = result.metrics[n]
+        print(f"gradeboard: fail-if-worse: A is worse than B on {n} beyond the 95% interval "
+              f"(Holm p = {m.p_holm:.2g})", file=sys.stderr)
     return EXIT_GATE if worse else EXIT_OK
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .batch import score_frame
-from .config import RunConfig
+from .config import RunConfig, mapping_dict
 from .pipeline import resolve_mapping
 from .readers import ResultsFile
 from .registry import get_spec
@@ -83,6 +83,14 @@ class Comparison:
         s = self.metrics[name].stats
         return s.n > 0 and math.isfinite(s.ci_high) and s.ci_high < 0
 
+    def worse(self, name: str, alpha: float = 0.05) -> bool:
+        """A is worse than B on ``name`` beyond noise, as the verdict words it: the 95%
+        interval of A − B below 0 and the Holm-adjusted p below ``alpha``. The interval
+        alone is not enough: when every pair differs the same way it has no width, even
+        on two cases (p = 0.5)."""
+        p = self.metrics[name].p_holm
+        return self.worse_beyond_interval(name) and p is not None and math.isfinite(p) and p < alpha
+
     def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
         """Paired rows for review: ``a_fails_b_passes``, ``a_passes_b_fails`` or ``disagree``
         (a different verdict, or a different score for continuous graders)."""
@@ -123,9 +131,13 @@ class Comparison:
             lines.append(f"  {name:<12} n {s.n:>6}  A {s.mean_a:.4f}  B {s.mean_b:.4f}  "
                          f"W/L/T {s.wins}/{s.losses}/{s.ties}  {m.words}" if s.n else f"  {name:<12} no pairs with both scores")
         for side in ("a_only", "b_only"):
-            if self.unpaired[side]["count"]:
+            count = self.unpaired[side]["count"]
+            if count:
                 who = self.label_a if side == "a_only" else self.label_b
-                lines.append(f"  {self.unpaired[side]['count']} cases only in {who}: {', '.join(self.unpaired[side]['keys'])}")
+                more = "…" if count > len(self.unpaired[side]["keys"]) else ""
+                lines.append(f"  {count} {'case' if count == 1 else 'cases'} only in {who}: "
+                             f"{', '.join(self.unpaired[side]['keys'])}{more}")
+        lines += self.prepared.left_out.lines()
         return "\n".join(lines)
 
 
@@ -173,13 +185,25 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
     return str(versions[0]), str(versions[1]), "long"
 
 
-def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str]) -> pd.DataFrame:
+def _pair_keys(frame: pd.DataFrame, source: str) -> pd.Series:
+    """What pairs a row with its other side: a wide file's record (its two output columns),
+    a long file's (id, repeat)."""
+    if source == "wide":
+        return frame["record"].astype(str)
+    return frame["item"].astype(str) + "\x00" + frame["repeat"].astype(str)
+
+
+def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
     keep = scored["scorer"].isin(scorers)
-    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
-    side_a = scored.loc[keep & (scored["system"] == a), cols]
-    side_b = scored.loc[keep & (scored["system"] == b), cols]
-    merged = side_a.merge(side_b, on=["item", "repeat", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-    merged = merged.rename(columns={"scorer": "grader"})
+    cols = ["_key", "item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    keyed = scored.loc[keep].assign(_key=_pair_keys(scored.loc[keep], source))
+    side_a = keyed.loc[keyed["system"] == a, cols]
+    side_b = keyed.loc[keyed["system"] == b, cols]
+    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    for col in ("item", "repeat"):  # the same on both sides (a wide record; a long (id, repeat))
+        merged.insert(0, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"]).rename(columns={"scorer": "grader"})
+    merged = merged[["item", "repeat", *[c for c in merged.columns if c not in ("item", "repeat")]]]
     for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
         merged[col] = merged[col].fillna("")
     sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
@@ -199,19 +223,40 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str]) -> pd.DataFr
     return merged.drop(columns="_merge").sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
 
 
-def _unpaired(rows: pd.DataFrame, a: str, b: str) -> dict[str, Any]:
-    key = rows["item"].astype(str) + "\x00" + rows["repeat"].astype(str)
+def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
+    key = _pair_keys(rows, source)
+    name = rows["item"].astype(str) + "\x00" + rows["repeat"].astype(str)
+    if "version" in rows.columns:
+        name = name + "\x00" + rows["version"].astype(str)
+    names = dict(zip(key, name))
     ka = pd.Index(key[rows["system"] == a].unique())
     kb = pd.Index(key[rows["system"] == b].unique())
 
     def listed(ks: pd.Index) -> dict[str, Any]:
         shown = []
-        for k in sorted(ks)[:LISTED]:
-            item, _, repeat = k.partition("\x00")
-            shown.append(f"{item} (repeat {repeat})" if repeat not in ("", "0") else item)
+        for k in ks[:LISTED]:  # in file order
+            item, _, rest = names[k].partition("\x00")
+            repeat, _, version = rest.partition("\x00")
+            where = ", ".join(([f"version {version}"] if version else []) + ([f"repeat {repeat}"] if repeat not in ("", "0") else []))
+            shown.append(f"{item} ({where})" if where else item)
         return {"count": len(ks), "keys": shown}
 
-    return {"a_only": listed(ka.difference(kb)), "b_only": listed(kb.difference(ka)), "paired_cases": len(ka.intersection(kb))}
+    return {"a_only": listed(ka.difference(kb, sort=False)), "b_only": listed(kb.difference(ka, sort=False)),
+            "paired_cases": len(ka.intersection(kb, sort=False))}
+
+
+def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str) -> Prepared:
+    """A wide file's rows with ``system`` its output column (A or B). With a version column
+    too, each row keeps its version in ``version`` (the key is (id, version, repeat), so
+    one id may come once per version: its record pairs A with B)."""
+    rows = prepared.rows
+    rows = rows[rows["output_column"].isin([a, b])]
+    if mapping.get("version"):
+        suffix = rows["output_column"].map({a: "", b: "/" + b})
+        version = [s[: len(s) - len(x)] if x else s for s, x in zip(rows["system"], suffix)]
+        rows = rows.assign(version=version)
+    rows = rows.assign(system=rows["output_column"])
+    return Prepared(rows=rows, left_out=prepared.left_out, systems=(a, b))
 
 
 def compare_prepared(
@@ -224,6 +269,8 @@ def compare_prepared(
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
     a, b, source = choose_sides(prepared, mapping, version_a, version_b)
+    if source == "wide":
+        prepared = _wide_rows(prepared, mapping, a, b)
     rows = prepared.rows[prepared.rows["system"].isin([a, b])]
     if "repeat_number" in rows.columns:  # pair "03" with "3": repeats are whole numbers
         rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
@@ -241,15 +288,22 @@ def compare_scored(
 ) -> Comparison:
     """The comparison figures from already scored rows of systems ``a`` and ``b``."""
     scorers = list(config.grader_names) + (["overall"] if config.overall else [])
-    pairs = _pair(scored, a, b, scorers)
-    unpaired = _unpaired(rows, a, b)
+    pairs = _pair(scored, a, b, scorers, source)
+    if "version" in rows.columns:  # a wide file with versions: which version each pair is
+        version_of = dict(zip(rows["record"], rows["version"]))
+        record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"])
+        pairs.insert(1, "version", [version_of.get(r, "") for r in record])
+    unpaired = _unpaired(rows, a, b, source)
     if unpaired["paired_cases"] == 0:
-        raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on (id, repeat)")
+        on = "the same row" if source == "wide" else "(id, repeat)"
+        raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on {on}")
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
     keys: dict[str, np.ndarray] = {}
     case_codes = pd.factorize(pairs["item"].astype(str) + "\x00" + pairs["repeat"].astype(str))[0]
-    item_codes = pd.factorize(pairs["item"])[0]
+    # The resampled unit is the case: (id) in a long file, (id, version) in a wide one with versions.
+    item_codes = pd.factorize(pairs["item"].astype(str) + "\x00" + pairs["version"] if "version" in pairs.columns
+                              else pairs["item"])[0]
     groups = pairs.groupby("grader", sort=False).indices
     for name in scorers:
         at = groups.get(name, np.array([], dtype=int))
@@ -277,7 +331,7 @@ def compare_scored(
         binary = name == "overall" or get_spec(name).binary
         metrics[name] = MetricComparison(name, binary, results[name], p_adj, verdict_words(results[name], p_adj))
     return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
-                      {**config.to_dict(), "columns": {k: v for k, v in mapping.items() if v}})
+                      {**config.to_dict(), "columns": mapping_dict(mapping)})
 
 
 def compare_file(
@@ -289,9 +343,6 @@ def compare_file(
     from .rows import MappingError
 
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
-    if mapping.get("output_b"):
-        # A wide file compares its two output columns; a version column plays no part.
-        mapping["version"] = None
     try:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     except MappingError as e:
@@ -300,5 +351,11 @@ def compare_file(
                             resamples=resamples, seed=seed, workers=workers, start_method=start_method)
 
 
+def comparison_columns(result: Comparison) -> list[str]:
+    """``COMPARISON_COLUMNS``, with ``version`` after ``item`` for a wide file with versions."""
+    cols = list(COMPARISON_COLUMNS)
+    return cols[:1] + ["version"] + cols[1:] if "version" in result.pairs.columns else cols
+
+
 def write_comparison(result: Comparison, path_or_buffer: Any) -> None:
-    result.pairs.loc[:, list(COMPARISON_COLUMNS)].to_csv(path_or_buffer, index=False, lineterminator="\n")
+    result.pairs.loc[:, comparison_columns(result)].to_csv(path_or_buffer, index=False, lineterminator="\n")

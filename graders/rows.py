@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -91,6 +91,24 @@ class LeftOut:
                 if reason in self.counts
             },
         }
+
+    def lines(self) -> list[str]:
+        """One line per reason for a console report: count, first row numbers, first note."""
+        return report_lines(self.to_dict())
+
+
+def report_lines(left_out: Mapping[str, Any]) -> list[str]:
+    """``LeftOut.to_dict()`` (as a summary holds it) as one line per reason:
+    ``left out, duplicate key: 2 (rows 3, 5); row 3 has the same … (+1 more)``."""
+    out = []
+    for reason, info in left_out.get("reasons", {}).items():
+        rows = ", ".join(map(str, info.get("rows", [])))
+        # rows lists distinct record numbers (a wide record counts once per output column)
+        more = "…" if len(info.get("rows", [])) >= _FIRST and info["count"] > _FIRST else ""
+        notes = info.get("notes") or []
+        note = f"; {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
+        out.append(f"left out, {reason}: {info['count']} (rows {rows}{more}){note}")
+    return out
 
 
 @dataclass(frozen=True)

@@ -565,8 +565,10 @@ class PairedSummary:
     ``n`` counts the pairs where both sides have a score (``dropped`` the others) and
     ``n_cases`` the units resampled: distinct case ids when ``clustered`` (repeats were
     resampled together), else ``n``. ``ci_low``/``ci_high``: percentile bootstrap
-    interval of ``mean_diff`` at ``confidence``. ``mdd``: minimum detectable difference
-    at this n (80% power, two-sided 5%). ``p_value`` tests "A and B are interchangeable"
+    interval of ``mean_diff`` at ``confidence`` (stretched by rounding's last bit, where
+    needed, to hold ``mean_diff``). ``mdd``: minimum detectable difference at this n (80%
+    power, two-sided 5%), NaN when the differences have no spread to estimate it from
+    (every pair differs alike or there are no discordant pairs). ``p_value`` tests "A and B are interchangeable"
     by ``p_method``; apply ``holm_adjust`` across metrics. Pass-rate fields, ``b`` (A
     passes, B fails) and ``c`` (A fails, B passes) are None unless pass/fail was given;
     ``binary`` says the scores are the pass indicators (a pass-or-fail grader), so the
@@ -728,14 +730,19 @@ def _summaries_for_rows(
             mdd = mcnemar_mdd(extra["b"] / n + extra["c"] / n, n, alpha=_ALPHA, power=_POWER)
         else:
             mdd = min_detectable_difference(sd if n >= 2 else 0.0, n, alpha=_ALPHA, power=_POWER)
+        if mdd == 0.0 or (n >= 2 and d.min() == d.max()):  # no spread to estimate it from: unknown, not 0
+            mdd = math.nan
+        low, high = float(lows[j]), float(highs[j])
+        if n and low <= high:  # the bootstrap means and d.mean() round differently: keep the estimate inside
+            low, high = min(low, mean_diff), max(high, mean_diff)
         p, how = tests[j]
         out.append(PairedSummary(
             n=n,
             mean_a=float(m.a.mean()) if n else math.nan,
             mean_b=float(m.b.mean()) if n else math.nan,
             mean_diff=mean_diff,
-            ci_low=float(lows[j]),
-            ci_high=float(highs[j]),
+            ci_low=low,
+            ci_high=high,
             wins=int(np.sum(m.a > m.b)),
             losses=int(np.sum(m.a < m.b)),
             ties=int(np.sum(m.a == m.b)),
@@ -853,7 +860,7 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
         return "No paired cases: nothing to compare."
     cases = _cases(s.n_cases)
     if s.wins == 0 and s.losses == 0:
-        return f"No difference: A and B score the same on all {_cases(s.n)}."
+        return f"No difference: A and B score the same on {'the one case' if s.n == 1 else f'all {_cases(s.n)}'}."
     if s.n_cases < 2:
         return f"Only {cases}: too few to tell a change from noise."
     if adjusted_p is not None and not math.isnan(adjusted_p):

@@ -158,8 +158,6 @@ if not config.graders:
     st.info("Pick at least one grader that can run.")
     st.stop()
 
-if mapping.get("output_b"):  # a wide file compares its two output columns; a version column plays no part
-    mapping = {**mapping, "version": None}
 prepared = scoring.prepared_for(file, mapping, config.needs_expected)
 with st.expander("Rows left out", expanded=isinstance(prepared, str)):
     views.left_out_section(prepared)
@@ -169,7 +167,9 @@ if isinstance(prepared, str):
 st.header("A and B")
 version_a = version_b = None
 if mapping.get("output_b"):
-    st.markdown(f"Wide file: **A** = column `{mapping['output']}`, **B** = column `{mapping['output_b']}`. "
+    versions = (f" Each row of every version (`{mapping['version']}`) pairs its two outputs; a case is (id, version)."
+                if mapping.get("version") else "")
+    st.markdown(f"Wide file: **A** = column `{mapping['output']}`, **B** = column `{mapping['output_b']}`.{versions} "
                 "To compare versions of a long file instead, set *Second model output* to none under Columns.")
 elif len(prepared.systems) >= 2:
     systems = list(prepared.systems)

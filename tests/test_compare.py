@@ -174,3 +174,92 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
     cols = [c for c in one.scored.columns if c != "details"]
     pd.testing.assert_frame_equal(many.scored[cols], one.scored[cols])
     assert many.scored["details"].isna().all() and one.scored["details"].notna().all()  # the workers ran
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--resamples", "0"], "--resamples takes a whole number >= 100, not 0"),
+        (["--resamples", "-5"], "--resamples takes a whole number >= 100, not -5"),
+        (["--resamples", "1"], "--resamples takes a whole number >= 100, not 1"),
+        (["--seed", "-1"], "--seed takes a whole number >= 0, not -1"),
+        (["--grader", "nosuch"], "argument --grader: invalid choice: 'nosuch'"),
+        (["--resamples", "x"], "argument --resamples: invalid int value: 'x'"),
+    ],
+)
+def test_cli_compare_bad_options_are_one_line(tmp_path, capsys, extra, message):
+    f = tmp_path / "w.csv"
+    f.write_bytes(WIDE)
+    code = main(["compare", str(f), "--out", str(tmp_path / "o.csv"), *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert err.count("\n") == 1, err
+
+
+def test_fail_if_worse_needs_more_than_an_interval_without_width(tmp_path, capsys):
+    """Every pair differing alike gives a bootstrap interval of no width: two cases where A
+    fails and B passes are not "worse beyond noise" (exact McNemar p = 0.5)."""
+    f = tmp_path / "w.csv"
+    f.write_text("id,expected,output,output_b\n1,x,wrong,x\n2,y,wrong,y\n")
+    args = ["compare", str(f), "--grader", "exact", "--out", str(tmp_path / "o.csv"), "--summary", str(tmp_path / "s.json")]
+    assert main([*args, "--fail-if-worse", "exact"]) == 0
+    s = json.loads((tmp_path / "s.json").read_text())["metrics"]["exact"]
+    assert s["ci95"] == [-1.0, -1.0] and s["p_value"] == 0.5
+    assert s["min_detectable_difference"] is None  # no discordance in the other direction to estimate it from
+    assert "may be noise" in s["verdict"]
+    assert capsys.readouterr().err == ""
+
+
+def test_a_wide_file_with_versions_pairs_each_row_in_its_version(tmp_path):
+    """The key is (id, version, repeat): one id per version is no duplicate, and each row
+    pairs its own output with its own output_b."""
+    content = (b"id,version,expected,output,output_b\n"
+               b"1,v1,a,a,b\n1,v2,a,a,a\n2,v1,b,b,b\n2,v2,b,c,b\n")
+    c = compare_file(read_results(content), cfg("exact"), resamples=200)
+    assert c.prepared.left_out.total == 0 and c.metrics["exact"].stats.n == 4
+    out = tmp_path / "c.csv"
+    from graders.compare import write_comparison
+
+    write_comparison(c, out)
+    got = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(got.columns) == ["item", "version", *COMPARISON_COLUMNS[1:]]
+    assert got[["item", "version", "outcome"]].values.tolist() == [
+        ["1", "v1", "win"], ["1", "v2", "tie"], ["2", "v1", "tie"], ["2", "v2", "loss"]]
+    # one side missing: the other is listed under its version, not dropped
+    c = compare_file(read_results(content + b"3,v2,c,c,\n"), cfg("exact"), resamples=200)
+    assert c.unpaired["a_only"] == {"count": 1, "keys": ["3 (version v2)"]}
+    assert c.prepared.left_out.counts == {"no output": 1}
+
+
+def test_an_exported_null_mapping_keeps_a_file_long(tmp_path):
+    """The dashboard's "set Second model output to none" survives the exported configuration:
+    the command line then compares the versions, as the page did."""
+    content = (b"id,version,expected,output,output_b\n"
+               b"1,v1,a,a,x\n1,v2,a,b,x\n2,v1,b,b,x\n2,v2,b,b,x\n")
+    config = RunConfig({"id": "id", "version": "version", "expected": "expected", "output": "output", "output_b": None},
+                       (GraderConfig.make("exact"),), None)
+    exported = json.loads(config.to_json())
+    assert exported["columns"]["output_b"] is None
+    f, cfile = tmp_path / "f.csv", tmp_path / "c.json"
+    f.write_bytes(content)
+    cfile.write_text(json.dumps(exported))
+    out, summary = tmp_path / "o.csv", tmp_path / "s.json"
+    assert main(["compare", str(f), "--config", str(cfile), "--a", "v1", "--b", "v2", "--out", str(out),
+                 "--summary", str(summary)]) == 0
+    s = json.loads(summary.read_text())
+    assert (s["source"], s["a"], s["b"], s["metrics"]["exact"]["wins"]) == ("long", "v1", "v2", 1)
+    assert s["config"]["columns"]["output_b"] is None
+
+
+def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
+    f = tmp_path / "w.csv"
+    f.write_text("id,expected,output,output_b\n1,a,a,a\n2,b,b,\n2,b,b,b\n")
+    assert main(["compare", str(f), "--grader", "exact", "--out", str(tmp_path / "o.csv")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].endswith("No difference: A and B score the same on the one case.")
+    assert lines[2:] == [
+        "  1 case only in output: 2",
+        "left out, no output: 1 (rows 2); row 2 has no output_b",
+        # record 3 twice: its output and its output_b (counts count rows to score)
+        "left out, duplicate key: 2 (rows 3); row 3 has the same id as row 2",
+    ]

@@ -731,3 +731,19 @@ def test_verdict_words_from_real_summaries():
     assert verdict_words(summary, holm_adjust([summary.p_value, 0.5])[0]).startswith("A is higher by 0.10")
     small = summarize_pair(a[:10], a[:10] + rng.normal(0, 0.2, 10))
     assert verdict_words(small).startswith("No detectable difference")
+
+
+@pytest.mark.parametrize("a, b", [(0.8, 0.5), (0.3, 0.0), (0.1, 0.7), (1 / 3, 0.0)])
+def test_an_interval_without_width_holds_its_estimate_and_no_mdd_is_claimed(a, b):
+    """Every pair differing alike: the bootstrap means and the mean round differently by a
+    bit, and the interval still holds the estimate; with no spread the minimum detectable
+    difference is unknown (NaN), not 0."""
+    s = summarize_pair(np.full(10, a), np.full(10, b), resamples=300, seed=0)
+    assert s.ci_low <= s.mean_diff <= s.ci_high and s.ci_high - s.ci_low < 1e-12
+    assert math.isnan(s.mdd)
+    assert "could not be detected" not in verdict_words(s)
+
+
+def test_no_difference_on_one_case_reads_as_words():
+    s = summarize_pair(np.array([1.0]), np.array([1.0]), resamples=100, seed=0)
+    assert verdict_words(s) == "No difference: A and B score the same on the one case."

@@ -258,7 +258,15 @@ def test_many_violations_are_capped_and_counted():
     assert len(g.details["violations"]) == js.MAX_LISTED
     assert g.details["violation_count"] == js.MAX_COUNTED
     assert "at least 10,000 violations" in g.explanation
-    assert g.explanation.count("at /") == js.MAX_SHOWN
+    assert g.explanation.count("at /") == js.MAX_SHOWN == js.MAX_LISTED
+    assert g.explanation.endswith("; … and 9,000 more.")
+
+
+def test_a_fail_names_every_violation():
+    """SPEC §3: "A fail names every violation" (a dozen: all twelve paths written out)."""
+    g = schema_grade(json.dumps(list(range(12))), {"items": {"type": "string"}})
+    assert [f"at /{i} (type): {i} is not of type 'string'" in g.explanation for i in range(12)] == [True] * 12
+    assert "more" not in g.explanation
 
 
 def test_long_values_are_cut_in_the_middle():

@@ -34,7 +34,8 @@ Settings, stated once:
   under its first. Counts count rows to score: one per record, one per record and
   output column in a wide file (an unreadable record, too, counts once per output
   column), so ``len(rows) + left_out.total == records × output columns``. A duplicate is
-  a later record with the key of an earlier one still in play, which is kept.
+  a later record with the key of an earlier one that every other check kept, which is
+  kept; so the duplicate check comes last.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ from .readers import ResultsFile
 __all__ = ["LEFT_OUT_REASONS", "EXPECTED_KINDS", "LeftOut", "Prepared", "MappingError", "prepare"]
 
 LEFT_OUT_REASONS = (
-    "unreadable", "no id", "no output", "no expected", "duplicate key",
-    "bad repeat", "unknown expected kind", "bad any-of expected", "malformed assertions",
+    "unreadable", "no id", "no output", "no expected", "bad repeat", "unknown expected kind",
+    "bad any-of expected", "malformed assertions", "duplicate key",
 )
 EXPECTED_KINDS = ("exact", "any-of", "label")
 ROW_COLUMNS = (
@@ -183,23 +184,6 @@ def prepare(
         repeat_key = None
         repeat_text = np.full(n, "", dtype=object)
 
-    # Duplicate keys, among the records still in play.
-    live = np.flatnonzero(alive())
-    if len(live):
-        parts = [ids[live]] + [p[live] for p in (_filled(version), repeat_key) if p is not None]
-        codes = _group_codes(parts)
-        running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
-        first_seen = codes > running  # codes number groups in order of first appearance
-        dup = np.flatnonzero(~first_seen)
-        if len(dup):
-            first_of_group = live[np.flatnonzero(first_seen)]
-            what = _key_phrase(mapping)
-            notes["duplicate key"] = [
-                f"row {records[live[d]]} has the same {what} as row {records[first_of_group[codes[d]]]}"
-                for d in dup[:_FIRST]
-            ]
-            leave_out("duplicate key", _mask(n, live[dup]))
-
     if repeat is not None:
         bad = repeat_number < 0
         for i in np.flatnonzero(bad & alive())[:_FIRST]:
@@ -272,6 +256,24 @@ def prepare(
         if problem:
             notes["malformed assertions"] = [f"row {records[i]}: {problem[i]}" for i in sorted(problem)[:_FIRST]]
         leave_out("malformed assertions", bad)
+
+    # Duplicate keys, among the records still in play: checked last, so that a record is
+    # never the duplicate of one left out for another reason (which would lose the case).
+    live = np.flatnonzero(alive())
+    if len(live):
+        parts = [ids[live]] + [p[live] for p in (_filled(version), repeat_key) if p is not None]
+        codes = _group_codes(parts)
+        running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+        first_seen = codes > running  # codes number groups in order of first appearance
+        dup = np.flatnonzero(~first_seen)
+        if len(dup):
+            first_of_group = live[np.flatnonzero(first_seen)]
+            what = _key_phrase(mapping)
+            notes["duplicate key"] = [
+                f"row {records[live[d]]} has the same {what} as row {records[first_of_group[codes[d]]]}"
+                for d in dup[:_FIRST]
+            ]
+            leave_out("duplicate key", _mask(n, live[dup]))
 
     # The rows: record-major, output columns in order.
     keep_flat = np.flatnonzero(reason.ravel() == _NO_REASON)
@@ -405,12 +407,12 @@ def _mask(n: int, where: np.ndarray) -> np.ndarray:
 
 
 def _any_of(cell: str) -> tuple[tuple[str, ...] | None, str | None]:
-    try:
-        value = json.loads(cell)
+    try:  # a number is a reference as written (41, 3.10), like every other cell
+        value = json.loads(cell, parse_int=str, parse_float=str)
     except (ValueError, RecursionError) as exc:
         return None, f"an any-of expected must be a JSON array of strings; this is not JSON ({_json_msg(exc)})"
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return None, "an any-of expected must be a JSON array of strings"
+        return None, "an any-of expected must be a JSON array of strings (or numbers)"
     if not value:
         return None, "an any-of expected is an empty array"
     return tuple(value), None

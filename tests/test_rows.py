@@ -126,7 +126,7 @@ LEFT_OUT = {
         3,
         (11, 12, 13),
         (
-            "row 11: an any-of expected must be a JSON array of strings",
+            "row 11: an any-of expected must be a JSON array of strings (or numbers)",
             "row 12: an any-of expected is an empty array",
             "row 13: an any-of expected must be a JSON array of strings; this is not JSON (Expecting value at column 1)",
         ),
@@ -365,3 +365,33 @@ def test_million_rows_prepare():
     assert p.rows["refs"].iloc[123_456] == (str(123_456 % 97),)
     assert np.array_equal(p.rows["record"].to_numpy()[:3], [1, 2, 3])
     print(f"prepare 1,000,000 rows: {elapsed:.2f} s")
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"id,expected,output,expected_kind\n1,a,a,fuzzy\n1,a,a,exact\n", "unknown expected kind"),
+        (b"id,expected,output,assert\n1,a,a,not json\n1,a,a,\n", "malformed assertions"),
+        (b'id,expected,output,expected_kind\n1,"[]",a,any-of\n1,a,a,exact\n', "bad any-of expected"),
+    ],
+)
+def test_a_record_is_never_the_duplicate_of_one_left_out(content, reason):
+    """The duplicate check comes last: the second record is the first one kept with that
+    key, so the case is scored (SPEC §5: nothing else is dropped)."""
+    f = read_results(content)
+    p = prepare(f, suggest_mapping(f.columns), needs_expected=True)
+    assert p.rows["record"].tolist() == [2] and p.left_out.counts == {reason: 1}
+
+
+def test_a_duplicate_of_a_kept_record_is_still_one():
+    f = read_results(b"id,expected,output,expected_kind\n1,a,a,exact\n1,a,a,fuzzy\n1,b,b,label\n")
+    p = prepare(f, suggest_mapping(f.columns), needs_expected=True)
+    assert p.rows["record"].tolist() == [1]
+    assert p.left_out.counts == {"unknown expected kind": 1, "duplicate key": 1}
+    assert p.left_out.notes["duplicate key"] == ("row 3 has the same id as row 1",)
+
+
+def test_any_of_numbers_are_references_as_written():
+    f = read_results(b'{"id": "1", "expected": [41, 3.10, "x"], "expected_kind": "any-of", "output": "3.10"}\n')
+    p = prepare(f, suggest_mapping(f.columns), needs_expected=True)
+    assert p.rows["refs"].tolist() == [("41", "3.10", "x")]

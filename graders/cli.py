@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from typing import Any, Sequence
@@ -84,6 +85,8 @@ def _config(args: argparse.Namespace) -> Any:
 def _read(args: argparse.Namespace) -> Any:
     from .readers import DEFAULT_MAX_BYTES, ResultsFileError, read_results
 
+    if args.max_mb is not None and not (math.isfinite(args.max_mb) and args.max_mb > 0):
+        raise BadInput(f"--max-mb takes a number of MB > 0, not {args.max_mb:g}")
     max_bytes = DEFAULT_MAX_BYTES if args.max_mb is None else int(args.max_mb * 1024 * 1024)
     try:
         return read_results(args.file, format=args.format, max_bytes=max_bytes)
@@ -92,10 +95,12 @@ def _read(args: argparse.Namespace) -> Any:
 
 
 def _write_json(path: str, data: Any) -> None:
+    # A lone surrogate (a JSON cell's "\ud800") can only sit inside a JSON string, where
+    # backslashreplace writes it as the JSON escape it came from.
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, allow_nan=False)
-            f.write("\n")
+        with open(path, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(text)
     except OSError as e:
         raise BadInput(f"cannot write {path!r}: {e.strerror}") from None
 
@@ -223,6 +228,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a cell prints as its escape
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         args = _parser().parse_args(argv)
     except SystemExit as e:  # argparse already printed its one-line usage error

@@ -39,8 +39,17 @@ class GraderConfig:
         try:
             get_spec(name)
             resolved = resolve_params(name, params)
+            if name == "regex":  # letters JavaScript refuses would make every row an error
+                from .ecma import parse_flags
+
+                try:
+                    parse_flags(resolved["flags"])
+                except ValueError as e:
+                    raise ValueError(f"parameter 'flags' of grader 'regex': {e}") from None
         except ValueError as e:
             raise ConfigError(str(e)) from None
+        except RecursionError:
+            raise ConfigError(f"the parameters of grader {name!r} nest too deeply") from None
         return cls(name, params, resolved)
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,6 +139,8 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        raise ConfigError("the configuration nests too deeply to read") from None
     return RunConfig.from_dict(data)
 
 

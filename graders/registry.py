@@ -102,9 +102,14 @@ def _check_value(grader: str, p: Param, value: Any) -> Any:
     if p.kind in ("tolerance", "threshold", "seconds"):
         if value is None and p.kind == "threshold":
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"{where} must be a finite number, not {value!r}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an int past 1.8e308
+            raise ValueError(f"{where} must be a finite number, not an integer of {len(str(abs(value)))} digits") from None
+        if not math.isfinite(value):
+            raise ValueError(f"{where} must be a finite number, not {value!r}")
         if p.kind == "tolerance" and value < 0:
             raise ValueError(f"{where} must be >= 0, not {value!r}")
         if p.kind == "threshold" and not 0.0 <= value <= 1.0:

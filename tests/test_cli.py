@@ -87,6 +87,18 @@ def write(path: Path, data: bytes) -> Path:
          "the column 'resp' mapped to output is not in the file"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--config", "CFG:{not json"], "configuration is not valid JSON"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--fail-under", "exact"], "--fail-under takes GRADER=RATE"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n",
+         ["--config", "CFG:{\"graders\": [{\"name\": \"numeric\", \"abs_tol\": 1" + "0" * 400 + "}]}"],
+         "parameter 'abs_tol' of grader 'numeric' must be a finite number, not an integer of 401 digits"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n",
+         ["--config", "CFG:{\"graders\": [{\"name\": \"json_schema\", \"schema\": " + "{\"items\": " * 3000 + "{}" + "}" * 3000 + "}]}"],
+         "nests too deeply"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n",
+         ["--config", "CFG:{\"graders\": [{\"name\": \"regex\", \"pattern\": \"a\", \"flags\": \"zz\"}]}"],
+         "parameter 'flags' of grader 'regex': 'z' is not a JavaScript regex flag"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "nan"], "--max-mb takes a number of MB > 0, not nan"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "inf"], "--max-mb takes a number of MB > 0, not inf"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exactly"], "argument --grader: invalid choice: 'exactly'"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):
@@ -136,3 +148,18 @@ def test_an_unwritable_output_is_one_line(tmp_path, capsys, command):
     code, _, err = run([command, source, "--grader", "exact", "--out", tmp_path / "missing" / "out.csv"], capsys)
     assert code == 2 and err.startswith("gradeboard: cannot write") and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_lone_surrogate_in_a_cell_prints_and_writes_as_its_escape(tmp_path):
+    """A JSON cell may hold "\\ud800" (valid JSON, not encodable as UTF-8): the report prints
+    it, the summary writes it as the JSON escape it came from, the run exits 0."""
+    import subprocess
+    import sys
+
+    f = write(tmp_path / "s.jsonl", b'{"id": "1", "expected": "a", "output": "a", "version": "v\\ud800"}\n')
+    summary = tmp_path / "s.json"
+    r = subprocess.run([sys.executable, "-m", "graders", "score", str(f), "--grader", "exact",
+                        "--out", str(tmp_path / "o.csv"), "--summary", str(summary)], capture_output=True, text=True)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "[v\\ud800]" in r.stdout
+    assert list(json.loads(summary.read_text(encoding="utf-8"))["systems"]) == ["v\ud800"]

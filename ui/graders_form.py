@@ -264,6 +264,8 @@ def parse_config(data: bytes | str | Mapping[str, Any]) -> RunConfig:
             data = json.loads(data)
         except json.JSONDecodeError as e:
             raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        except RecursionError:
+            raise ConfigError("the configuration nests too deeply to read") from None
     return RunConfig.from_dict(data)
 
 

@@ -39,6 +39,10 @@ class UnsupportedKind(Exception):
         self.kind = kind
 
 
+class NoPattern(Exception):
+    """A regex assertion with neither a value nor an expected answer to use as its pattern."""
+
+
 def split_kind(kind: str) -> tuple[str, bool]:
     """``"not-contains"`` -> ``("contains", True)``."""
     if kind.startswith("not-") and kind[4:] in KNOWN_KINDS:
@@ -63,7 +67,9 @@ def plan(assertion: Mapping[str, Any], refs: tuple[str, ...]) -> tuple[str, dict
     if kind == "is-json" and value is not None:
         grader, kind = "json_schema", "json-schema"
     if grader == "regex":
-        params["pattern"] = value if isinstance(value, str) else (refs[0] if refs else "")
+        if not isinstance(value, str) and not refs:  # no pattern at all: never the empty one, which matches anything
+            raise NoPattern("no pattern: give the assertion a \"value\", or the row an expected answer")
+        params["pattern"] = value if isinstance(value, str) else refs[0]
         return grader, params, refs, invert, False
     if grader == "json_schema":
         params["schema"] = value if value is not None else (refs[0] if refs else "")
@@ -102,6 +108,8 @@ def run_assertion(assertion: Mapping[str, Any], refs: tuple[str, ...], output: s
         grader, params, arefs, invert, ci = plan(assertion, refs)
     except UnsupportedKind:
         return error(f"unsupported assertion kind {kind!r}: not run, not counted as a pass"), {"kind": kind, "unsupported": True}
+    except NoPattern as e:
+        return error(f"assertion {kind!r}: {e}"), {"kind": kind, "grader": "regex"}
     meta: dict[str, Any] = {"kind": kind, "grader": grader}
     try:
         resolved = resolve_params(grader, params)

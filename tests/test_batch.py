@@ -160,6 +160,18 @@ def test_assertion_kinds(assertion, output, status):
         assert row["pass"] == "" and row["error"]
 
 
+@pytest.mark.parametrize("kind", ["regex", "not-regex"])
+def test_a_regex_assertion_without_a_pattern_is_an_error_not_a_match_of_anything(kind):
+    """No value and no expected answer: no pattern at all, never the empty one (which
+    matches every output); not- leaves the error as it is."""
+    from graders.assertions import run_assertion
+
+    g, meta = run_assertion({"type": kind}, (), "anything")
+    assert (g.status, g.passed) == ("error", None) and "no pattern" in g.explanation
+    assert run_assertion({"type": kind}, ("^any",), "anything")[0].status == ("pass" if kind == "regex" else "fail")
+    assert run_assertion({"type": kind, "value": ""}, (), "x")[0].status == ("pass" if kind == "regex" else "fail")
+
+
 def test_unknown_assertion_kinds_are_counted_never_passed():
     rows = rows_of([(["a"], "a"), (["b"], "b")])
     rows["assertions"] = [({"type": "llm-rubric"}, {"type": "javascript"}), ({"type": "llm-rubric"},)]

@@ -169,13 +169,21 @@ def prepare(
         r_number = np.full(len(r_uniques) + 1, -1, dtype=np.int64)  # last slot: absent
         r_key = np.empty(len(r_uniques) + 1, dtype=object)
         r_key[-1] = "\x00"
+        huge: dict[int, int] = {}
         for u, cell in enumerate(r_uniques):
             m = _REPEAT.fullmatch(cell)
-            if m and len(m.group(1)) <= 18:
-                r_number[u] = int(m.group(1))
+            if m:
+                if len(m.group(1)) <= 18:
+                    r_number[u] = int(m.group(1))
+                else:  # past int64: the column holds Python ints
+                    huge[u] = int(m.group(1))
                 r_key[u] = m.group(1)
             else:
                 r_key[u] = "\x00" + cell  # a bad repeat is compared as written
+        if huge:
+            r_number = r_number.astype(object)
+            for u, value in huge.items():
+                r_number[u] = value
         repeat_number = r_number[r_codes]
         repeat_key = r_key[r_codes]
         repeat_text = np.where(r_codes < 0, "", repeat).astype(object)
@@ -185,7 +193,7 @@ def prepare(
         repeat_text = np.full(n, "", dtype=object)
 
     if repeat is not None:
-        bad = repeat_number < 0
+        bad = np.asarray(repeat_number < 0, dtype=bool)
         for i in np.flatnonzero(bad & alive())[:_FIRST]:
             cell = repeat[i]
             notes.setdefault("bad repeat", []).append(

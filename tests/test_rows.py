@@ -395,3 +395,11 @@ def test_any_of_numbers_are_references_as_written():
     f = read_results(b'{"id": "1", "expected": [41, 3.10, "x"], "expected_kind": "any-of", "output": "3.10"}\n')
     p = prepare(f, suggest_mapping(f.columns), needs_expected=True)
     assert p.rows["refs"].tolist() == [("41", "3.10", "x")]
+
+
+def test_a_repeat_past_int64_is_a_whole_number_too():
+    f = read_results(b"id,expected,output,repeat\n1,a,a,0\n1,a,a,12345678901234567890\n1,a,a,012345678901234567890\n")
+    p = prepare(f, suggest_mapping(f.columns), needs_expected=True)
+    assert p.rows["repeat"].tolist() == ["0", "12345678901234567890"]
+    assert p.rows["repeat_number"].tolist() == [0, 12345678901234567890]
+    assert p.left_out.notes["duplicate key"] == ("row 3 has the same id and repeat as row 2",)

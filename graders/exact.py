@@ -121,7 +121,8 @@ def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> list[
 
 def pass_text(refs: tuple[str, ...], output: str) -> str:
     which = "" if len(refs) == 1 else f" (reference {refs.index(output) + 1} of {len(refs)})"
-    return f"The output equals the reference{which}, code point for code point ({len(output)} code points)."
+    n = len(output)
+    return f"The output equals the reference{which}, code point for code point ({n} code point{'' if n == 1 else 's'})."
 
 
 def fail_texts(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> tuple[list[str], list[dict]]:

@@ -77,6 +77,8 @@ class Comparison:
     resamples: int
     seed: int
     settings: Mapping[str, Any] = field(default_factory=dict)
+    # BLEU's and chrF's corpus statistics per (scorer, system), as scoring summed them
+    statistics: Mapping[tuple[str, str], Any] = field(default_factory=dict)
 
     def worse_beyond_interval(self, name: str) -> bool:
         """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
@@ -111,11 +113,22 @@ class Comparison:
         return p.sort_values(["diff", "item"], kind="stable").head(k)
 
     def summary(self) -> dict[str, Any]:
+        """The comparison's figures (``metrics``), and beside them each side's own run summary
+        as ``gradeboard score`` writes it (SPEC §7): ``graders`` {A label, B label: per
+        grader graded, passed, failed, …}, ``corpus`` BLEU and chrF, ``unknown_assertions``."""
+        from .summary import summarize
+
+        scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
+        graders = tuple(n for n in self.metrics if n != "overall")
+        sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics))
         return {
             "a": self.label_a, "b": self.label_b, "source": self.source,
             "resamples": self.resamples, "seed": self.seed,
             "clustered": any(m.stats.clustered for m in self.metrics.values()),
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "graders": {side: sides["systems"].get(side, {}) for side in (self.label_a, self.label_b)},
+            "corpus": sides["corpus"],
+            "unknown_assertions": sides["unknown_assertions"],
             "unpaired": dict(self.unpaired),
             "left_out": self.prepared.left_out.to_dict(),
             "config": dict(self.settings),
@@ -138,6 +151,14 @@ class Comparison:
                 lines.append(f"  {count} {'case' if count == 1 else 'cases'} only in {who}: "
                              f"{', '.join(self.unpaired[side]['keys'])}{more}")
         lines += self.prepared.left_out.lines()
+        from .summary import unknown_assertion_kinds
+
+        scorers = self.scored["scorer"].unique()
+        if any(str(x).startswith("assert:") for x in scorers):
+            lines.append("Per-row assertions are scored on each side (the summary's graders), not compared.")
+            unknown = unknown_assertion_kinds(self.scored, scorers)
+            if unknown:
+                lines.append("assertion kinds not run: " + ", ".join(f"{k} ×{v}" for k, v in unknown.items()))
         return "\n".join(lines)
 
 
@@ -278,15 +299,20 @@ def compare_prepared(
         raise CompareError("no rows left to compare after leaving out unusable ones")
     # Details stay in the workers: no comparison figure reads them, and pickling them back costs
     # more than scoring (BLEU's and chrF's travel summed, and are not read either).
-    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics={})
-    return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed)
+    statistics: dict = {}
+    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics=statistics)
+    return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed,
+                          statistics=statistics)
 
 
 def compare_scored(
     scored: pd.DataFrame, rows: pd.DataFrame, prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None],
     a: str, b: str, source: str, *, resamples: int = 2000, seed: int = 0,
+    statistics: Mapping[tuple[str, str], Any] | None = None,
 ) -> Comparison:
-    """The comparison figures from already scored rows of systems ``a`` and ``b``."""
+    """The comparison figures from already scored rows of systems ``a`` and ``b``;
+    ``statistics``: BLEU's and chrF's corpus sums as scoring filled them (the summary's
+    corpus figures)."""
     scorers = list(config.grader_names) + (["overall"] if config.overall else [])
     pairs = _pair(scored, a, b, scorers, source)
     if "version" in rows.columns:  # a wide file with versions: which version each pair is
@@ -331,7 +357,7 @@ def compare_scored(
         binary = name == "overall" or get_spec(name).binary
         metrics[name] = MetricComparison(name, binary, results[name], p_adj, verdict_words(results[name], p_adj))
     return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
-                      {**config.to_dict(), "columns": mapping_dict(mapping)})
+                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}))
 
 
 def compare_file(

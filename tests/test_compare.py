@@ -263,3 +263,30 @@ def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
         # record 3 twice: its output and its output_b (counts count rows to score)
         "left out, duplicate key: 2 (rows 3); row 3 has the same id as row 2",
     ]
+
+
+def test_the_summary_holds_each_sides_run_summary(tmp_path, capsys):
+    """Beside the comparison, each side's counts as `gradeboard score` writes them (SPEC §7),
+    corpus BLEU and chrF per side, and unknown assertion kinds (scored per side, not compared)."""
+    import sacrebleu
+
+    lines = [
+        '{"id": "1", "version": "v1", "expected": "the cat sat", "output": "the cat sat", "assert": "[{\\"type\\": \\"llm-rubric\\"}]"}',
+        '{"id": "2", "version": "v1", "expected": "a dog ran", "output": "a dog", "assert": ""}',
+        '{"id": "1", "version": "v2", "expected": "the cat sat", "output": "the cat", "assert": ""}',
+        '{"id": "2", "version": "v2", "expected": "a dog ran", "output": "a dog ran", "assert": "[{\\"type\\": \\"llm-rubric\\"}]"}',
+    ]
+    f = tmp_path / "l.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    summary = tmp_path / "s.json"
+    assert main(["compare", str(f), "--grader", "exact", "--grader", "bleu", "--out", str(tmp_path / "o.csv"),
+                 "--summary", str(summary)]) == 0
+    assert "assertion kinds not run: llm-rubric ×2" in capsys.readouterr().out
+    s = json.loads(summary.read_text())
+    assert s["graders"]["v1"]["exact"] | {"pass_rate_ci95": None} == {
+        "graded": 2, "passed": 1, "failed": 1, "not_judged": 0, "errors": 0, "scored": 0, "near_misses": 0,
+        "mean_score": 0.5, "pass_rate": 0.5, "pass_rate_ci95": None}
+    assert s["graders"]["v2"]["assert:0:llm-rubric"]["errors"] == 1
+    assert s["unknown_assertions"] == {"llm-rubric": 2}
+    corpus = sacrebleu.corpus_bleu(["the cat", "a dog ran"], [["the cat sat", "a dog ran"]]).score / 100
+    assert s["corpus"]["v2"]["bleu"]["corpus"] == pytest.approx(corpus, abs=1e-9)

@@ -236,7 +236,9 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
     )
     merged["diff"] = diff
     merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
-    merged["difference"] = ["" if math.isnan(d) else repr(float(d)) for d in diff]
+    # the cell without the subtraction's last-bit noise (0.7 - 1.0 is -0.30000000000000004):
+    # 15 significant digits, which every double holds exactly
+    merged["difference"] = ["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in diff]
     merged["outcome"] = outcome
     merged["paired"] = both
     order = {s: i for i, s in enumerate(scorers)}

@@ -290,3 +290,17 @@ def test_the_summary_holds_each_sides_run_summary(tmp_path, capsys):
     assert s["unknown_assertions"] == {"llm-rubric": 2}
     corpus = sacrebleu.corpus_bleu(["the cat", "a dog ran"], [["the cat sat", "a dog ran"]]).score / 100
     assert s["corpus"]["v2"]["bleu"]["corpus"] == pytest.approx(corpus, abs=1e-9)
+
+
+def test_the_difference_cell_has_no_last_bit_noise(tmp_path):
+    exp = json.dumps({str(i): i for i in range(10)})
+    part = json.dumps({str(i): i for i in range(7)})
+    rows = pd.DataFrame({"id": ["1"], "expected": [exp], "output": [part], "output_b": [exp]})
+    f = tmp_path / "w.csv"
+    rows.to_csv(f, index=False)
+    c = compare_file(read_results(f), cfg("json_fields"), resamples=100)
+    from graders.compare import write_comparison
+
+    write_comparison(c, tmp_path / "c.csv")
+    got = pd.read_csv(tmp_path / "c.csv", dtype=str, keep_default_na=False)
+    assert got[["score_a", "score_b", "difference", "outcome"]].values.tolist() == [["0.7", "1.0", "-0.3", "loss"]]

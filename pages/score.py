@@ -31,6 +31,10 @@ config, problems = graders_form.graders_form("score", mapping)
 if not config.graders:
     st.info("Pick at least one grader that can run.")
     st.stop()
+if scoring.nothing_to_score(file, mapping, config):
+    st.warning("No row can be scored: every row is left out (the report under Columns says why). "
+               "Change the column mapping, the graders or the file.")
+    st.stop()
 
 view = scoring.scored_view(file, mapping, config)  # cached: only new inputs rescore
 if view is None:

@@ -333,6 +333,24 @@ def test_a_python_regex_shows_its_hint_as_you_type():
     assert errors(at) == []
 
 
+def test_a_file_with_every_row_left_out_says_so_and_stops():
+    """Nothing to score is a warning beside the left-out report, never an exception; a
+    mapping that leaves every row out (repeat -> the input column) says the same."""
+    at = start()
+    at.file_uploader(key="score_upload").set_value(("allempty.csv", b"id,expected,output\na,x,\nb,y,\n", "text/plain"))
+    at.run()
+    assert not at.exception and errors(at) == []
+    warnings = [w.value for w in at.warning]
+    assert "2 rows left out; 0 cases can be scored." in warnings
+    assert any(w.startswith("No row can be scored: every row is left out") for w in warnings)
+    at = start()
+    at.selectbox(key="gb_w_score_map_repeat").select("input").run()
+    assert not at.exception and errors(at) == []
+    assert any(w.startswith("No row can be scored") for w in [w.value for w in at.warning])
+    at.selectbox(key="gb_w_score_map_repeat").select("— none —").run()
+    assert not at.exception and "gb_view" in at.session_state
+
+
 def test_a_mapping_without_output_is_one_error():
     at = start()
     at.selectbox(key="gb_w_score_map_output").select("— none —").run()

@@ -128,6 +128,12 @@ def prepared_for(file: ResultsFile, mapping: Mapping[str, str | None], needs_exp
     return memo[key]
 
 
+def nothing_to_score(file: ResultsFile, mapping: Mapping[str, str | None], config: RunConfig) -> bool:
+    """Every row is left out for these graders (a mapping error is the report's to say)."""
+    prepared = prepared_for(file, mapping, config.needs_expected)
+    return isinstance(prepared, Prepared) and prepared.rows.empty
+
+
 # --------------------------------------------------------------------------- scoring with progress
 
 

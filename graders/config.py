@@ -27,6 +27,31 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names what is wrong."""
 
 
+def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
+    """Why a grader's validated parameters would make every row an error, or None: bad
+    regex flags, a pattern JavaScript refuses (with the JavaScript form of Python syntax)
+    or none at all, a schema that is not a valid JSON Schema. ``grade`` reports these per
+    call (status ``error``, SPEC §3); a configuration refuses them once, so that the
+    dashboard's form and the command line run the same graders."""
+    if name == "regex":
+        from .ecma import RegexSyntaxError, check_pattern, parse_flags
+
+        try:
+            parse_flags(resolved["flags"])
+        except RegexSyntaxError as e:
+            return f"parameter 'flags' of grader 'regex': {e}"
+        if not resolved["pattern"]:
+            return "grader 'regex' needs a pattern (an empty one matches every output)"
+        problem = check_pattern(resolved["pattern"], resolved["flags"])
+        return f"the pattern of grader 'regex' is refused: {problem}" if problem else None
+    if name == "json_schema":
+        from .json_schema import compile_schema
+
+        found = compile_schema(resolved["schema"]).problem
+        return f"the schema of grader 'json_schema' cannot be used: {found.explanation}" if found and found.status == "error" else None
+    return None
+
+
 @dataclass(frozen=True)
 class GraderConfig:
     name: str
@@ -39,13 +64,9 @@ class GraderConfig:
         try:
             get_spec(name)
             resolved = resolve_params(name, params)
-            if name == "regex":  # letters JavaScript refuses would make every row an error
-                from .ecma import parse_flags
-
-                try:
-                    parse_flags(resolved["flags"])
-                except ValueError as e:
-                    raise ValueError(f"parameter 'flags' of grader 'regex': {e}") from None
+            problem = unusable(name, resolved)
+            if problem:
+                raise ValueError(problem)
         except ValueError as e:
             raise ConfigError(str(e)) from None
         except RecursionError:

@@ -278,9 +278,14 @@ BAD_CONFIGS = [
     (b'{"graders": [{"name": "exactly"}]}', "unknown grader 'exactly'"),
     (b'{"graders": [{"name": "bleu", "threshold": 2}]}', "between 0 and 1"),
     (b'{"columns": {"answer": "x"}}', "unknown column role"),
+    # graders that would make every row an error: refused as the command line refuses them
+    (b'{"graders": [{"name": "json_schema", "schema": {"type": "nope"}}]}', "cannot be used"),
+    (b'{"graders": [{"name": "regex", "pattern": "(?P<x>a)"}]}', "is written (?<x>"),
+    (b'{"graders": [{"name": "regex", "pattern": ""}]}', "needs a pattern"),
 ]
 BAD_SCHEMAS = [
     ("{", "not valid JSON"),
+    ('{"items": ' * 1000 + "{}" + "}" * 1000, "nests too deeply"),
     ('{"type": "nope"}', "not a valid Draft 2020-12 schema"),
     ('{"type": "string", "pattern": "(?P<x>a)"}', "pattern at"),
 ]

@@ -144,6 +144,8 @@ def schema_problem(text: str) -> str | None:
         schema = json.loads(text)
     except ValueError as e:
         return f"The schema is not valid JSON: {e}"
+    except RecursionError:
+        return "The schema nests too deeply to read."
     if not isinstance(schema, (dict, bool)):
         return f"The schema must be a JSON object (or true/false), not {type(schema).__name__}."
     problem = compile_schema(schema).problem
@@ -155,7 +157,10 @@ def schema_problem(text: str) -> str | None:
 def schema_note(text: str) -> str | None:
     """What the grader will say of every row when the schema itself makes it not judged
     (a keyword outside the supported set, a remote $ref), or None."""
-    problem = compile_schema(json.loads(text)).problem
+    try:
+        problem = compile_schema(json.loads(text)).problem
+    except (ValueError, RecursionError):
+        return None  # schema_problem says what is wrong
     return problem.explanation if problem is not None and problem.status == "not_judged" else None
 
 

@@ -126,3 +126,18 @@ def test_bad_flags_are_one_error(at):
     at.text_input(key="gb_w_pg_regex_flags").input("q").run()
     assert len(at.error) == 1 and "not a JavaScript regex flag" in at.error[0].value
     assert not at.exception
+
+
+def test_an_example_resets_the_parameters_the_last_one_set():
+    """Each example starts from the defaults: after "3.11 vs About 3.1 miles" (numeric last,
+    rel_tol 1%) and a hand-edited pipeline, "Canberra" reads numbers whole again and
+    "NBSP Paris" passes normalized after trim."""
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    example(at, "3.11 vs About 3.1 miles")
+    at.multiselect(key="gb_w_pg_normalized_pipeline").set_value(["nfc"]).run()
+    example(at, "Canberra")
+    assert at.radio(key="gb_w_pg_numeric_read").value == "whole"
+    assert at.number_input(key="gb_w_pg_numeric_rel_tol").value == 0.0
+    example(at, "NBSP Paris")
+    assert at.multiselect(key="gb_w_pg_normalized_pipeline").value == ["trim", "lower"]
+    assert results(at)["Normalized match"]["Verdict"].endswith("pass")

@@ -25,6 +25,8 @@ from graders.json_schema import compile_schema
 from graders.registry import REGISTRY, GraderSpec, Param
 from graders.text import SQUAD_PIPELINE, STEP_DESCRIPTIONS
 
+from . import count
+
 WIDGET_PREFIX = "gb_w_"
 PERSIST = "session"  # persist_state of every gb_w_ widget
 DEFAULT_GRADERS = ("exact", "normalized")
@@ -86,6 +88,13 @@ def set_graders_state(prefix: str, config: RunConfig) -> None:
             _seed(prefix, gc.name, p, gc.resolved.get(p.name, p.default), force=True)
 
 
+def reset_params(prefix: str, name: str, values: Mapping[str, Any]) -> None:
+    """Every parameter widget of grader ``name``: its default, or ``values``' (call before
+    the widgets render)."""
+    for p in REGISTRY[name].params:
+        _seed(prefix, name, p, values.get(p.name, p.default), force=True)
+
+
 # --------------------------------------------------------------------------- one parameter
 
 
@@ -129,7 +138,10 @@ def param_widget(prefix: str, name: str, p: Param) -> tuple[Any, str | None]:
                 st.warning(note)
         return text, problem
     if p.kind == "text":
-        value = st.text_input(label, key=k, persist_state=PERSIST, help=p.help or None)
+        # the pattern commits after a pause in typing, so a refused pattern's hint shows as you
+        # type (a superseded scoring is cancelled); flags commit on Enter
+        live = p.name == "pattern"
+        value = st.text_input(label, key=k, persist_state=PERSIST, help=p.help or None, live=live)
         return value, None
     raise AssertionError(f"no widget for parameter kind {p.kind!r}")
 
@@ -332,7 +344,7 @@ def config_upload(file: Any, prefix: str) -> None:
         else:
             problem = restore_config(config, file, prefix)
             ss["gb_config_message"] = ("error", problem) if problem else (
-                "success", f"Restored the mapping and {len(config.graders)} graders from {up.name}.")
+                "success", f"Restored the mapping and {count(len(config.graders), 'grader')} from {up.name}.")
     message = ss.get("gb_config_message")
     if message:
         (st.error if message[0] == "error" else st.success)(message[1])

@@ -15,7 +15,7 @@ import streamlit as st
 from graders import GRADER_NAMES, grade
 from graders.registry import REGISTRY
 
-from .graders_form import grader_params, wkey
+from .graders_form import grader_params, reset_params, wkey
 
 # The seeds' examples: (label, expected, output, parameters to set).
 EXAMPLES: tuple[tuple[str, str, str, dict[str, dict[str, Any]]], ...] = (
@@ -38,9 +38,8 @@ def _load_example(prefix: str, index: int) -> None:
     ss[wkey(prefix, "expected")] = expected
     ss[wkey(prefix, "output")] = output
     ss[wkey(prefix, "multi")] = False
-    for name, values in params.items():
-        for p, value in values.items():
-            ss[wkey(prefix, name, p)] = value
+    for name in REGISTRY:  # every parameter back to the playground's default, then the example's own
+        reset_params(prefix, name, {**DEFAULT_PARAMS.get(name, {}), **params.get(name, {})})
 
 
 def examples_bar(prefix: str) -> None:

@@ -129,10 +129,10 @@ def grade_rouge_l(refs: tuple[str, ...], output: str, *, threshold: float | None
     best_of = f", best of {len(refs)} references (reference {k + 1})" if len(refs) > 1 else ""
     if n_out == 0 or n_ref == 0:
         if n_out == 0 and n_ref == 0:
-            side = "neither the output nor the reference has"
+            side = "neither the output nor the reference has any tokens"
         else:
-            side = "the output has" if n_out == 0 else "the reference has"
-        text = f"ROUGE-L 0{best_of}: {side} no tokens (no letters or numbers), so nothing can match."
+            side = ("the output has" if n_out == 0 else "the reference has") + " no tokens"
+        text = f"ROUGE-L 0{best_of}: {side} (no letters or numbers), so nothing can match."
     else:
         text = (
             f"ROUGE-L F1 {f:.4f}{best_of}: the longest common subsequence has {lcs} "

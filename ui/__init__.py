@@ -5,3 +5,8 @@ detail, ``ui.graders_form`` builds the grader configuration from the registry an
 ``ui.scoring`` runs the cached scoring behind the Score page. Scoring logic lives in
 ``graders``; these modules only arrange widgets around it.
 """
+
+
+def count(n: int, word: str, words: str | None = None) -> str:
+    """``1 row``, ``2 rows``, ``1,000 rows`` (``words``: the plural when not ``word`` + s)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"

@@ -30,6 +30,8 @@ import streamlit as st
 from graders.columns import ROLES, suggest_mapping
 from graders.readers import ResultsFile, ResultsFileError, read_results
 
+from . import count
+
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # The one-click samples: file name -> button label.
 SAMPLES: dict[str, str] = {
@@ -130,8 +132,8 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
         return None
     unread = f", {len(file.unreadable)} unreadable" if file.unreadable else ""
     st.markdown(
-        f"**{ss.get('gb_file_name')}** — format `{file.format}`, {len(file.frame):,} rows{unread}, "
-        f"{len(file.columns)} columns."
+        f"**{ss.get('gb_file_name')}** — format `{file.format}`, {count(len(file.frame), 'row')}{unread}, "
+        f"{count(len(file.columns), 'column')}."
     )
     with st.expander(f"Preview (first {min(PREVIEW_ROWS, len(file.frame))} rows)"):
         st.dataframe(file.frame.head(PREVIEW_ROWS), hide_index=True)

@@ -24,6 +24,7 @@ from graders.batch import scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
+from . import count
 from .detail import row_detail
 
 FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored")
@@ -47,8 +48,8 @@ def _pct(x: float | None) -> str:
 
 def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
     """The counts table of the seed (Graded, Passed, Failed, Not judged, Errors, Near
-    misses, Mean score) with each pass rate's Wilson 95% interval; every count links to the
-    pass-rate page."""
+    misses, Mean score) with each pass rate's Wilson 95% interval; each Passed count (of
+    passed + failed) links to the pass-rate page, which reads its figures as passes."""
     systems = summary.get("systems", {})
     several = len(systems) > 1
     head = (["System"] if several else []) + [
@@ -75,10 +76,10 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
                 f"**{label(name)}**" if not several else label(name),
                 f"{c['graded']:,}",
                 link(c["passed"], decided, "passed"),
-                link(c["failed"], decided, "failed"),
-                link(c["not_judged"], c["graded"], "not judged"),
-                link(c["errors"], c["graded"], "errors"),
-                link(c["near_misses"], c["failed"], "near misses among fails"),
+                f"{c['failed']:,}",
+                f"{c['not_judged']:,}",
+                f"{c['errors']:,}",
+                f"{c['near_misses']:,}",
                 "–" if mean is None else f"{mean:.3f}",
                 rate_text,
             ]
@@ -91,13 +92,13 @@ def counts_section(view: Mapping[str, Any]) -> None:
     left = summary.get("left_out", {})
     st.markdown(
         f"**{summary['cases']:,} cases scored**"
-        + (f", {left.get('total', 0):,} rows left out" if left.get("total") else "")
+        + (f", {count(left.get('total', 0), 'row')} left out" if left.get("total") else "")
         + f" · {len(view['run'].scored):,} scored rows."
     )
     st.markdown(counts_markdown(summary, list(view["config"].grader_names) + ["overall"]))
     st.caption(
         "Each grader is counted on its own. Pass rate = passed / (passed + failed); the interval is "
-        "Wilson's at 95%. Every count opens the pass-rate calculator."
+        "Wilson's at 95%. Each Passed count opens the pass-rate calculator."
     )
 
 
@@ -113,9 +114,9 @@ def corpus_section(view: Mapping[str, Any]) -> None:
             if name not in figures:
                 continue
             f = figures[name]
-            cols[i].metric(f"Corpus {words}" + (f" · {system}" if len(corpus) > 1 else ""),
-                           "–" if f["corpus"] is None else f"{f['corpus']:.3f}")
-            cols[i + 1].metric(f"Mean sentence {words}", "–" if f["mean_sentence"] is None else f"{f['mean_sentence']:.3f}")
+            of = f" · {system}" if len(corpus) > 1 else ""
+            cols[i].metric(f"Corpus {words}{of}", "–" if f["corpus"] is None else f"{f['corpus']:.3f}")
+            cols[i + 1].metric(f"Mean sentence {words}{of}", "–" if f["mean_sentence"] is None else f"{f['mean_sentence']:.3f}")
             i += 2
     st.caption("Corpus figures pool n-gram statistics over all rows (sacrebleu's corpus_bleu / corpus_chrf); "
                "the means average sentence scores. Quote which one you report.")
@@ -415,7 +416,7 @@ def left_out_section(prepared: Any) -> None:
     if not report["total"]:
         st.success(f"All rows can be scored: {n:,} cases.")
         return
-    st.warning(f"{report['total']:,} rows left out; {n:,} cases can be scored.")
+    st.warning(f"{count(report['total'], 'row')} left out; {count(n, 'case')} can be scored.")
     st.dataframe(pd.DataFrame([
         {"reason": reason, "rows": r["count"], "first row numbers": ", ".join(map(str, r["rows"])),
          "notes": "; ".join(r["notes"][:3])}

@@ -233,6 +233,30 @@ def test_a_configuration_upload_restores_mapping_and_graders(tmp_path):
         assert view(at)["summary"]["graders"][scorer]["passed"] == c["passed"], scorer
 
 
+def test_a_configuration_uploaded_before_the_file_maps_the_file_too(tmp_path):
+    """The app opens on a sample, so a configuration often comes first: the file loaded
+    next gets its mapping (the message is about that file), and the counts are the
+    command line's with that configuration."""
+    at = start()
+    config = {"columns": {"id": "id", "expected": "answer", "output": "output"}, "graders": [{"name": "exact"}],
+              "overall": None}
+    at.file_uploader(key="gb_config_upload").set_value(("c.json", json.dumps(config).encode(), "application/json"))
+    at.run()
+    assert errors(at) == ["The configuration maps columns this file does not have: expected → 'answer'; "
+                          "those roles keep the file's suggested columns."]
+    assert at.selectbox(key="gb_w_score_map_expected").value == "expected"  # the sample's own, not none
+    data = tmp_path / "f.csv"
+    data.write_bytes(b"id,reference,answer,output\nq1,Paris,paris,paris\nq2,Rome,rome,rome\n")
+    upload(at, data)
+    assert not at.exception and errors(at) == []
+    assert "Mapped the columns of f.csv as c.json says." in [m.value for m in at.success]
+    assert at.selectbox(key="gb_w_score_map_expected").value == "answer"
+    summary, _ = cli_summary(tmp_path, data, json.dumps(config))
+    assert view(at)["summary"]["graders"]["exact"]["passed"] == summary["graders"]["exact"]["passed"] == 2
+    at.button(key="score_sample_returns_desk.csv").click().run()  # a sample keeps its own configuration
+    assert errors(at) == [] and at.selectbox(key="gb_w_score_map_expected").value == "expected"
+
+
 def test_state_survives_switching_pages():
     at = start()
     at.multiselect(key="gb_w_score_filter_kinds").set_value(["errors", "not judged"]).run()

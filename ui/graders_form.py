@@ -291,16 +291,26 @@ def restore_config(config: RunConfig, file: Any, prefix: str) -> str | None:
 
     Returns a problem to show (columns the file does not have), or None.
     """
+    set_graders_state(prefix, config)
+    return restore_mapping(config, file, prefix)
+
+
+def restore_mapping(config: RunConfig, file: Any, prefix: str) -> str | None:
+    """Put a configuration's mapping into the select boxes; a role whose column this file
+    lacks keeps the file's suggestion. Returns the missing columns as a problem, or None."""
+    from graders.columns import suggest_mapping
     from graders.pipeline import resolve_mapping
 
     from .loading import set_mapping
 
-    set_graders_state(prefix, config)
     missing = [f"{role} → {col!r}" for role, col in config.columns.items() if col and col not in file.columns]
+    suggested = suggest_mapping(file.columns)
     mapping = resolve_mapping(file, config)
-    set_mapping({r: (c if c in file.columns else None) for r, c in mapping.items()}, prefix)
+    # a role set to null stays off; a column the file lacks falls back to the suggestion
+    set_mapping({r: (c if c is None or c in file.columns else suggested.get(r)) for r, c in mapping.items()}, prefix)
     if missing:
-        return "The configuration maps columns this file does not have: " + ", ".join(missing) + "."
+        return ("The configuration maps columns this file does not have: " + ", ".join(missing)
+                + "; those roles keep the file's suggested columns.")
     return None
 
 
@@ -329,12 +339,18 @@ def apply_sample_config(file: Any, prefix: str) -> None:
 def config_upload(file: Any, prefix: str) -> None:
     """Sidebar uploader that restores mapping and graders from a configuration JSON.
 
-    State: ``gb_config_seen`` (the upload already applied), ``gb_config_message`` (kind,
-    text) shown until the next upload. A bad configuration is one ``st.error``.
+    State: ``gb_config_seen`` (the upload already applied), ``gb_config_restored`` (its
+    name and configuration, and the file it was last applied to), ``gb_config_message``
+    (kind, text) about the file loaded now. A bad configuration is one ``st.error``.
+
+    A file uploaded or pasted after the configuration gets the configuration's mapping
+    too (the usual order: the app opens on a sample, the configuration comes first); a
+    sample keeps its own.
     """
     ss = st.session_state
     up = st.sidebar.file_uploader("Restore a configuration (JSON)", type=["json"], key="gb_config_upload",
                                   help="What “Configuration JSON” downloads (SPEC §7).")
+    here = ss.get("gb_file_hash")
     if up is not None and ss.get("gb_config_seen") != up.file_id:
         ss["gb_config_seen"] = up.file_id
         try:
@@ -343,8 +359,18 @@ def config_upload(file: Any, prefix: str) -> None:
             ss["gb_config_message"] = ("error", f"Could not use the configuration {up.name}: {e}")
         else:
             problem = restore_config(config, file, prefix)
+            ss["gb_config_restored"] = (up.name, config, here)
             ss["gb_config_message"] = ("error", problem) if problem else (
                 "success", f"Restored the mapping and {count(len(config.graders), 'grader')} from {up.name}.")
+    restored = ss.get("gb_config_restored")
+    if restored is not None and restored[2] != here:  # another file since: the message was about the last one
+        name, config, _ = restored
+        ss["gb_config_restored"] = (name, config, here)
+        ss.pop("gb_config_message", None)
+        if up is not None and ss.get("gb_file_sample") is None:
+            problem = restore_mapping(config, file, prefix)
+            ss["gb_config_message"] = ("error", problem) if problem else (
+                "success", f"Mapped the columns of {ss.get('gb_file_name')} as {name} says.")
     message = ss.get("gb_config_message")
     if message:
         (st.error if message[0] == "error" else st.success)(message[1])

@@ -27,6 +27,7 @@ from .readers import ResultsFile
 from .registry import get_spec
 from .rows import Prepared, prepare
 from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
+from .summary import summarize, unknown_assertion_kinds
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
 FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
@@ -116,8 +117,6 @@ class Comparison:
         """The comparison's figures (``metrics``), and beside them each side's own run summary
         as ``gradeboard score`` writes it (SPEC §7): ``graders`` {A label, B label: per
         grader graded, passed, failed, …}, ``corpus`` BLEU and chrF, ``unknown_assertions``."""
-        from .summary import summarize
-
         scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
         graders = tuple(n for n in self.metrics if n != "overall")
         sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics))
@@ -151,8 +150,6 @@ class Comparison:
                 lines.append(f"  {count} {'case' if count == 1 else 'cases'} only in {who}: "
                              f"{', '.join(self.unpaired[side]['keys'])}{more}")
         lines += self.prepared.left_out.lines()
-        from .summary import unknown_assertion_kinds
-
         scorers = self.scored["scorer"].unique()
         if any(str(x).startswith("assert:") for x in scorers):
             lines.append("Per-row assertions are scored on each side (the summary's graders), not compared.")
@@ -207,8 +204,8 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
 
 
 def _pair_keys(frame: pd.DataFrame, source: str) -> pd.Series:
-    """What pairs a row with its other side: a wide file's record (its two output columns),
-    a long file's (id, repeat)."""
+    """What pairs a row with its other side, as one text: a wide file's record (its two
+    output columns), a long file's (id, repeat)."""
     if source == "wide":
         return frame["record"].astype(str)
     return frame["item"].astype(str) + "\x00" + frame["repeat"].astype(str)
@@ -216,15 +213,20 @@ def _pair_keys(frame: pd.DataFrame, source: str) -> pd.Series:
 
 def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
     keep = scored["scorer"].isin(scorers)
-    cols = ["_key", "item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
-    keyed = scored.loc[keep].assign(_key=_pair_keys(scored.loc[keep], source))
-    side_a = keyed.loc[keyed["system"] == a, cols]
-    side_b = keyed.loc[keyed["system"] == b, cols]
-    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-    for col in ("item", "repeat"):  # the same on both sides (a wide record; a long (id, repeat))
-        merged.insert(0, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
-    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"]).rename(columns={"scorer": "grader"})
-    merged = merged[["item", "repeat", *[c for c in merged.columns if c not in ("item", "repeat")]]]
+    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    side_a = scored.loc[keep & (scored["system"] == a), cols]
+    side_b = scored.loc[keep & (scored["system"] == b), cols]
+    if source == "wide":  # a record pairs its two output columns (item and repeat are the record's)
+        merged = side_a.merge(side_b, on=["record", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+        for col in ("item", "repeat"):
+            merged.insert(0, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+        side = merged["_merge"].to_numpy()
+        merged["record_a"] = merged["record"].where(side != "right_only")
+        merged["record_b"] = merged["record"].where(side != "left_only")
+        merged = merged.drop(columns=["record", "item_a", "item_b", "repeat_a", "repeat_b"])
+    else:
+        merged = side_a.merge(side_b, on=["item", "repeat", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    merged = merged.rename(columns={"scorer": "grader"})
     for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
         merged[col] = merged[col].fillna("")
     sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
@@ -238,7 +240,9 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
     merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
     # the cell without the subtraction's last-bit noise (0.7 - 1.0 is -0.30000000000000004):
     # 15 significant digits, which every double holds exactly
-    merged["difference"] = ["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in diff]
+    distinct, which = np.unique(diff, return_inverse=True)  # each distinct difference formatted once
+    cells = np.array(["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in distinct.tolist()], dtype=object)
+    merged["difference"] = cells[which.reshape(-1)] if len(diff) else np.array([], dtype=object)
     merged["outcome"] = outcome
     merged["paired"] = both
     order = {s: i for i, s in enumerate(scorers)}
@@ -248,20 +252,18 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
 
 def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
     key = _pair_keys(rows, source)
-    name = rows["item"].astype(str) + "\x00" + rows["repeat"].astype(str)
-    if "version" in rows.columns:
-        name = name + "\x00" + rows["version"].astype(str)
-    names = dict(zip(key, name))
     ka = pd.Index(key[rows["system"] == a].unique())
     kb = pd.Index(key[rows["system"] == b].unique())
-
     def listed(ks: pd.Index) -> dict[str, Any]:
         shown = []
-        for k in ks[:LISTED]:  # in file order
-            item, _, rest = names[k].partition("\x00")
-            repeat, _, version = rest.partition("\x00")
-            where = ", ".join(([f"version {version}"] if version else []) + ([f"repeat {repeat}"] if repeat not in ("", "0") else []))
-            shown.append(f"{item} ({where})" if where else item)
+        pos = np.flatnonzero(key.isin(ks[:LISTED]).to_numpy())
+        _, first = np.unique(key.to_numpy()[pos], return_index=True)
+        for at in np.sort(pos[first]):  # each listed key's first row, in file order
+            r = rows.iloc[at]
+            version = r["version"] if "version" in rows.columns else ""
+            where = ", ".join(([f"version {version}"] if version else [])
+                              + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
+            shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
         return {"count": len(ks), "keys": shown}
 
     return {"a_only": listed(ka.difference(kb, sort=False)), "b_only": listed(kb.difference(ka, sort=False)),

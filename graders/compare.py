@@ -218,8 +218,8 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
     side_b = scored.loc[keep & (scored["system"] == b), cols]
     if source == "wide":  # a record pairs its two output columns (item and repeat are the record's)
         merged = side_a.merge(side_b, on=["record", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-        for col in ("item", "repeat"):
-            merged.insert(0, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+        for at, col in enumerate(("item", "repeat")):  # first, as in a long file's pairs
+            merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
         side = merged["_merge"].to_numpy()
         merged["record_a"] = merged["record"].where(side != "right_only")
         merged["record_b"] = merged["record"].where(side != "left_only")
@@ -276,10 +276,9 @@ def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b:
     one id may come once per version: its record pairs A with B)."""
     rows = prepared.rows
     rows = rows[rows["output_column"].isin([a, b])]
-    if mapping.get("version"):
-        suffix = rows["output_column"].map({a: "", b: "/" + b})
-        version = [s[: len(s) - len(x)] if x else s for s, x in zip(rows["system"], suffix)]
-        rows = rows.assign(version=version)
+    if mapping.get("version"):  # prepare named B's rows "<version>/<b>"
+        system = rows["system"]
+        rows = rows.assign(version=system.where(rows["output_column"] == a, system.str[: -len(b) - 1]))
     rows = rows.assign(system=rows["output_column"])
     return Prepared(rows=rows, left_out=prepared.left_out, systems=(a, b))
 

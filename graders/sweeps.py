@@ -10,8 +10,8 @@ the numeric grader's pass count.
     >>> rows = pd.DataFrame({"refs": [("3.11",), ("42",), ("n/a",)],
     ...                      "output": ["About 3.1 miles", "$42.00", "7"]})
     >>> sweep = numeric_tolerance_sweep(rows, read="last", vary="abs_tol", grid=[0, 0.01])
-    >>> sweep[["tolerance", "passed", "judged"]].values.tolist()
-    [[0.0, 1, 2], [0.01, 2, 2]]
+    >>> sweep[["tolerance", "passed", "judged"]].to_dict("records")
+    [{'tolerance': 0.0, 'passed': 1, 'judged': 2}, {'tolerance': 0.01, 'passed': 2, 'judged': 2}]
 """
 
 from __future__ import annotations

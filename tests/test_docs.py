@@ -1,0 +1,43 @@
+"""The documentation runs: the README's Python blocks and the examples in module docstrings."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+MODULES = sorted(
+    p.stem for p in (ROOT / "graders").glob("*.py") if ">>>" in p.read_text(encoding="utf-8")
+)
+
+
+def test_readme_has_python_blocks():
+    assert len(BLOCKS) >= 2
+
+
+@pytest.mark.parametrize("block", range(len(BLOCKS)))
+def test_readme_python_block_runs(block, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the blocks name sample_data/ files relative to the clone
+    namespace: dict = {}
+    exec(compile(BLOCKS[block], f"README.md python block {block + 1}", "exec"), namespace)
+
+
+def test_readme_bleu_signature_is_the_real_one():
+    from graders import grade
+
+    sig = grade("bleu", expected=["the cat sat", "a cat sat"], output="the cat sat down").details["signature"]
+    assert f"# {sig!r}" in README
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    module = importlib.import_module(f"graders.{name}" if name != "__init__" else "graders")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted and not result.failed

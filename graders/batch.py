@@ -677,10 +677,6 @@ def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> b
     return buf.getvalue().encode("utf-8", errors="backslashreplace")
 
 
-def iter_statuses(scored: pd.DataFrame, scorer: str) -> Iterable[str]:
-    return scored.loc[scored["scorer"] == scorer, "status"]
-
-
 def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """``scored`` with the ``output`` column that ``include_output=True`` would have given it,
     looked up by (record, system) in the prepared ``rows`` it was scored from."""

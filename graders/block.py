@@ -38,11 +38,6 @@ class Block:
         if details:
             self.details[i] = details
 
-    def set_not_judged(self, i: int, explanation: str, details: dict[str, Any] | None = None) -> None:
-        self.status[i], self.passed[i], self.score[i], self.explanation[i] = "not_judged", None, None, explanation
-        if details:
-            self.details[i] = details
-
     def grade(self, i: int) -> Grade:
         return Grade(self.status[i], self.passed[i], self.score[i], self.explanation[i], self.near_miss[i], self.details[i])
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from .registry import get_spec, resolve_params
 
@@ -164,6 +164,3 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
         raise ConfigError("the configuration nests too deeply to read") from None
     return RunConfig.from_dict(data)
 
-
-def default_config(columns: Mapping[str, str | None], graders: Sequence[str] = ("exact", "normalized")) -> RunConfig:
-    return RunConfig(dict(columns), tuple(GraderConfig.make(g) for g in graders), None)

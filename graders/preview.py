@@ -56,10 +56,6 @@ class PipelineEffect:
     turned_rows: np.ndarray  # positions (into refs / outputs) of the turned rows, in order
     still_rows: np.ndarray  # positions of the rows that fail even after the pipeline
 
-    @property
-    def share_of_fails(self) -> float | None:
-        return self.turned / self.exact_fails if self.exact_fails else None
-
 
 def _exact(refs: list[tuple[str, ...]], outputs: Sequence[str]) -> np.ndarray:
     return np.fromiter((o in r for r, o in zip(refs, outputs)), dtype=bool, count=len(outputs))

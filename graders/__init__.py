@@ -6,7 +6,8 @@
 
 The public surface is ``grade``, ``Grade``, ``GRADER_NAMES``, ``corpus_bleu`` and
 ``corpus_chrf``; the registry (``graders.registry.REGISTRY``) describes every grader's
-parameters for the batch layer, the command line and the dashboard.
+parameters for the batch layer, the command line and the dashboard, and ``help(grade)``
+lists them with their defaults.
 """
 
 from __future__ import annotations
@@ -39,5 +40,24 @@ GRADER_NAMES: tuple[str, ...] = (
 for _name in GRADER_NAMES:
     REGISTRY[_name] = REGISTRY.pop(_name)
 del _name
+
+
+def _settings_doc() -> str:
+    """Every grader and its parameters, from the registry, for ``help(grade)``."""
+    lines = ["", "Graders and their parameters (from ``graders.registry.REGISTRY``):", ""]
+    for name, spec in REGISTRY.items():
+        lines.append(f"    {name} — {spec.summary.rstrip('.')}")
+        for p in spec.params:
+            if p.required:
+                form = f"{p.name} (required)"
+            elif p.choices and p.kind == "choice":
+                form = f"{p.name}=" + " | ".join(map(repr, (p.default, *(c for c in p.choices if c != p.default))))
+            else:
+                form = f"{p.name}={list(p.default) if isinstance(p.default, tuple) else p.default!r}"
+            lines.append(f"        {form}: {p.help}")
+    return "\n".join(lines) + "\n"
+
+
+grade.__doc__ = (grade.__doc__ or "").rstrip() + "\n" + _settings_doc()
 
 __all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf"]

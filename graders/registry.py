@@ -205,6 +205,11 @@ def grade(name: str, expected: str | Sequence[str] = "", output: str = "", **par
 
     >>> grade("numeric", expected="42", output="The refund is $42.00.", read="last").status
     'pass'
+
+    Several references: a pass-or-fail grader passes when any passes, a continuous one
+    takes the best score (BLEU and chrF use them jointly, as sacrebleu does). Returns a
+    ``Grade`` (its docstring gives the statuses). An unknown grader or parameter, a missing
+    required one or a bad value raises ``ValueError`` naming it and listing the valid ones.
     """
     spec = get_spec(name)
     if params:

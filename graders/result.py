@@ -18,7 +18,18 @@ STATUSES = ("pass", "fail", "not_judged", "error", "scored")
 
 @dataclass(frozen=True)
 class Grade:
-    """One grader's verdict on one (expected, output) pair."""
+    """One grader's verdict on one (expected, output) pair.
+
+    * ``status``: ``"pass"``, ``"fail"``, ``"scored"`` (a continuous grader without a
+      threshold), ``"not_judged"`` (the grader does not apply) or ``"error"`` (it could not run);
+    * ``passed``: True / False on pass / fail, else None;
+    * ``score``: a float in [0, 1] (1.0 / 0.0 for pass-or-fail graders), None when not
+      judged or on error;
+    * ``explanation``: one human sentence or short paragraph;
+    * ``near_miss``: None, or on a fail the tuple of probe codes that would flip it
+      (``("trim",)``, ``("below_threshold",)``, ...);
+    * ``details``: the settings and facts behind the verdict (``details["signature"]``).
+    """
 
     status: str
     passed: bool | None

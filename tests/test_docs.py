@@ -41,3 +41,15 @@ def test_docstring_examples(name, monkeypatch):
     module = importlib.import_module(f"graders.{name}" if name != "__init__" else "graders")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
+
+
+def test_help_lists_every_grader_and_parameter():
+    import graders
+    from graders.registry import REGISTRY
+
+    text = graders.grade.__doc__
+    for name, spec in REGISTRY.items():
+        assert f"\n    {name} — " in text, name
+        for p in spec.params:
+            assert f"        {p.name}" in text, (name, p.name)
+    assert "regex — " in text and "pattern (required)" in text and "read='whole' | 'first' | 'last'" in text

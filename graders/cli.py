@@ -123,6 +123,23 @@ def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
     return gates
 
 
+def _check_gates(gates: Sequence[tuple[str, float]], config: Any) -> None:
+    """Each --fail-under grader has a pass rate to gate on, checked before any row is scored:
+    it is run, and a continuous grader has a threshold (without one it only scores)."""
+    from .registry import get_spec
+
+    run = {g.name: g for g in config.graders}
+    for name, _ in gates:
+        if name == "overall":
+            if config.overall is None:
+                raise BadInput("--fail-under: overall needs an overall rule ('all' or 'any') in the configuration")
+        elif name not in run:
+            raise BadInput(f"--fail-under: grader {name!r} is not run; run: {', '.join(run)} (add it with --grader)")
+        elif not get_spec(name).binary and run[name].resolved.get("threshold") is None:
+            raise BadInput(f"--fail-under: grader {name!r} has no pass rate without a threshold; "
+                           "give it one in the configuration")
+
+
 def _workers(args: argparse.Namespace) -> int:
     from .batch import default_workers
 
@@ -140,6 +157,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     gates = _parse_gates(args.fail_under)
     config = _config(args)
+    _check_gates(gates, config)
     file = _read(args)
     try:
         run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,

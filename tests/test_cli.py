@@ -66,6 +66,9 @@ def test_fail_under_gates(tmp_path, capsys):
     assert code == 1 and "fail-under: exact pass rate" in err
     code, _, _ = run(["score", SAMPLE, "--grader", "exact", "--fail-under", "exact=0.1", "--out", out], capsys)
     assert code == 0
+    # A continuous grader with a threshold has a pass rate (the sample's rouge_l: 0.75 at 0.6).
+    code, _, err = run(["score", SAMPLE, "--config", CONFIG, "--fail-under", "rouge_l=0.8", "--out", out], capsys)
+    assert code == 1 and "fail-under: rouge_l pass rate 0.7500 < 0.8" in err
 
 
 def write(path: Path, data: bytes) -> Path:
@@ -107,6 +110,13 @@ def write(path: Path, data: bytes) -> Path:
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "nan"], "--max-mb takes a number of MB > 0, not nan"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "inf"], "--max-mb takes a number of MB > 0, not inf"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exactly"], "argument --grader: invalid choice: 'exactly'"),
+        # A gate with no pass rate to read would never trip: refused before scoring.
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "bleu", "--fail-under", "bleu=0.9"],
+         "--fail-under: grader 'bleu' has no pass rate without a threshold; give it one in the configuration"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--fail-under", "numeric=0.9"],
+         "--fail-under: grader 'numeric' is not run; run: exact (add it with --grader)"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--fail-under", "overall=0.9"],
+         "--fail-under: overall needs an overall rule ('all' or 'any') in the configuration"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):

@@ -38,32 +38,35 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="gradeboard", description="Grade LLM eval results with code graders.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def common(sp: argparse.ArgumentParser) -> None:
+    def common(sp: argparse.ArgumentParser, out: str) -> None:
         sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
         sp.add_argument("--config", help="configuration JSON, as the dashboard exports it")
         sp.add_argument("--format", choices=["csv", "tsv", "jsonl", "json-array", "json-rows"], help="override format detection")
-        sp.add_argument("--out", required=True, help="where to write the CSV")
+        sp.add_argument("--out", required=True, help=f"where to write {out}")
         sp.add_argument("--summary", help="where to write the summary JSON")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
         sp.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
-                        help="a grader with default parameters (repeatable); adds to the configuration's")
+                        help="a grader with default parameters (repeatable); adds to the configuration's "
+                             "(with neither: exact and normalized)")
 
     s = sub.add_parser("score", help="score every row and write the scored file")
-    common(s)
+    common(s, "the scored CSV (one row per case, system, repeat and scorer)")
     s.add_argument("--include-output", action="store_true", help="add the output column to the scored file")
     s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE",
-                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system")
+                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system (repeatable; "
+                        "a continuous grader needs a threshold)")
 
     c = sub.add_parser("compare", help="compare model A with model B")
-    common(c)
+    common(c, "the comparison CSV (one row per case and grader)")
     c.add_argument("--a", dest="version_a", help="version used as A (long files)")
     c.add_argument("--b", dest="version_b", help="version used as B (long files)")
     c.add_argument("--resamples", type=int, default=2000, help=f"bootstrap resamples, at least {MIN_RESAMPLES} (default 2000)")
     c.add_argument("--seed", type=int, default=0, help="bootstrap seed, a whole number >= 0 (default 0)")
     c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER",
                    help="exit 1 when A is worse than B on GRADER: the whole 95%% interval of A - B below 0 "
-                        "and the difference unlikely to be noise (Holm-adjusted p < 0.05), as the report words it")
+                        "and the difference unlikely to be noise (Holm-adjusted p < 0.05), as the report words it "
+                        "(repeatable)")
     return p
 
 

@@ -100,7 +100,8 @@ class LeftOut:
 
 def report_lines(left_out: Mapping[str, Any]) -> list[str]:
     """``LeftOut.to_dict()`` (as a summary holds it) as one line per reason:
-    ``left out, duplicate key: 2 (rows 3, 5); row 3 has the same … (+1 more)``."""
+    ``left out, duplicate key: 2 (rows 3, 5); row 3 has the same … (+1 more)``, or
+    ``(row 3)`` when one record number is listed."""
     out = []
     for reason, info in left_out.get("reasons", {}).items():
         rows = ", ".join(map(str, info.get("rows", [])))
@@ -108,7 +109,8 @@ def report_lines(left_out: Mapping[str, Any]) -> list[str]:
         more = "…" if len(info.get("rows", [])) >= _FIRST and info["count"] > _FIRST else ""
         notes = info.get("notes") or []
         note = f"; {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
-        out.append(f"left out, {reason}: {info['count']} (rows {rows}{more}){note}")
+        word = "row" if len(info.get("rows", [])) == 1 else "rows"
+        out.append(f"left out, {reason}: {info['count']} ({word} {rows}{more}){note}")
     return out
 
 

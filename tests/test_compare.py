@@ -259,9 +259,9 @@ def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
     assert lines[1].endswith("No difference: A and B score the same on the one case.")
     assert lines[2:] == [
         "  1 case only in output: 2",
-        "left out, no output: 1 (rows 2); row 2 has no output_b",
+        "left out, no output: 1 (row 2); row 2 has no output_b",
         # record 3 twice: its output and its output_b (counts count rows to score)
-        "left out, duplicate key: 2 (rows 3); row 3 has the same id as row 2",
+        "left out, duplicate key: 2 (row 3); row 3 has the same id as row 2",
     ]
 
 

@@ -46,7 +46,7 @@ def _settings_doc() -> str:
     """Every grader and its parameters, from the registry, for ``help(grade)``."""
     lines = ["", "Graders and their parameters (from ``graders.registry.REGISTRY``):", ""]
     for name, spec in REGISTRY.items():
-        lines.append(f"    {name} — {spec.summary.rstrip('.')}")
+        lines.append(f"    {name} — {spec.summary}")
         for p in spec.params:
             if p.required:
                 form = f"{p.name} (required)"

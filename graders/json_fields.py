@@ -99,7 +99,7 @@ def _signature(nrefs: int) -> str:
     params=[THRESHOLD],
     binary=False,
     label="JSON fields",
-    summary="Share of the expected JSON object's top-level fields whose value in the output is JSON-equal.",
+    summary="share of the expected JSON object's top-level fields whose value in the output is JSON-equal",
 )
 def grade_json_fields(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
     """Score = matched top-level fields / expected fields (typed JSON equality); max over refs."""

@@ -698,7 +698,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schem
     binary=True,
     uses_expected=False,
     label="JSON Schema",
-    summary="The output parses as JSON and is valid under the schema (Draft 2020-12 unless $schema says otherwise).",
+    summary="the output parses as JSON and is valid under the schema (Draft 2020-12 unless $schema says otherwise)",
     probe=_probe,
     batch=grade_many,
 )

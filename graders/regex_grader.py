@@ -175,8 +175,8 @@ def _probe(refs: tuple[str, ...], output: str, *, pattern: str, at: str, flags: 
     binary=True,
     uses_expected=False,
     label="Regex (JavaScript)",
-    summary="The output matches a JavaScript regular expression (u flag on) anywhere, at the start, "
-            "or over the whole text; each match has a time limit.",
+    summary="the output matches a JavaScript regular expression (u flag on) anywhere, at the start, "
+            "or over the whole text; each match has a time limit",
     probe=_probe,
     batch=lambda refs, outputs, **params: _column(outputs, **params),
 )

@@ -77,7 +77,7 @@ def signature(nrefs: int) -> str:
     params=[THRESHOLD],
     binary=False,
     label="ROUGE-L",
-    summary="F1 of the longest common subsequence of lowercased letter-and-number tokens.",
+    summary="F1 of the longest common subsequence of lowercased letter-and-number tokens",
 )
 def grade_rouge_l(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
     """ROUGE-L F1 (beta 1), the maximum over references."""

@@ -128,7 +128,7 @@ def _absent(distinct: dict[str, int], other: dict[str, int], n_absent: int) -> s
     params=[NORMALIZE, THRESHOLD],
     binary=False,
     label="Token F1",
-    summary="SQuAD-style F1 of the shared words, after answer normalization.",
+    summary="SQuAD-style F1 of the shared words, after answer normalization",
 )
 def grade_token_f1(
     refs: tuple[str, ...], output: str, *, normalize: str = "squad", threshold: float | None = None

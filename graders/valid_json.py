@@ -53,7 +53,7 @@ def _probe(refs: tuple[str, ...], output: str) -> tuple[str, ...]:
     binary=True,
     uses_expected=False,
     label="Valid JSON",
-    summary="The output parses as JSON (one surrounding ```json fence is tolerated).",
+    summary="the output parses as JSON (one surrounding ```json fence is tolerated)",
     probe=_probe,
 )
 def grade_valid_json(refs: tuple[str, ...], output: str) -> Grade:

@@ -53,3 +53,14 @@ def test_help_lists_every_grader_and_parameter():
         for p in spec.params:
             assert f"        {p.name}" in text, (name, p.name)
     assert "regex — " in text and "pattern (required)" in text and "read='whole' | 'first' | 'last'" in text
+
+
+def test_grader_summaries_read_alike():
+    """The summaries follow the labels on the Score page ("Exact match — code-point
+    equality, ..."): no capitalized first word (acronyms aside), no final period."""
+    from graders.registry import REGISTRY
+
+    for name, spec in REGISTRY.items():
+        first = spec.summary.split()[0]
+        assert not (first[0].isupper() and first[1:].islower()), name
+        assert not spec.summary.endswith("."), name

@@ -1,8 +1,10 @@
-"""One real browser test: `streamlit run app.py` driven by Debian's Chromium via Playwright.
+"""Real browser tests: `streamlit run app.py` driven by Debian's Chromium via Playwright.
 
-Uploads a file, changes the mapping and the graders, reads the counts, opens a failing
-row, downloads the scored CSV and checks it, and saves a screenshot of each page into
-docs/screenshots/. Needs /usr/bin/chromium (CI installs it with apt).
+The end-to-end run uploads a file, changes the mapping and the graders, reads the counts,
+opens a failing row, downloads the scored CSV and checks it, and saves a screenshot of
+each page into docs/screenshots/. Two more stop a long run with the Stop button and
+score and compare a file large enough for the worker processes. Needs /usr/bin/chromium
+(CI installs it with apt).
 """
 
 from __future__ import annotations

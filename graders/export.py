@@ -74,8 +74,6 @@ def pipeline_label(pipeline: str | Sequence[str]) -> str:
 
 _PY_UNICODE_WORDS = (("lower", "str.lower"), ("nfc", "unicodedata"), ("nfkc", "unicodedata"),
                      ("remove_articles", "re's \\w"))
-_TS_UNICODE_WORDS = (("lower", "toLowerCase"), ("nfc", "normalize"), ("nfkc", "normalize"),
-                     ("remove_articles", "\\p{L} / \\p{N}"))
 
 
 def _join_words(words: list[str]) -> str:

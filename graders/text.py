@@ -23,7 +23,6 @@ WHITESPACE = (
     "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
 
-_WS_RUN = re.compile(r"\s+")
 _PUNCT_TABLE = str.maketrans("", "", string.punctuation)
 # The SQuAD v1.1 script's article pattern, replaced by one space (Python `re`, Unicode \b).
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

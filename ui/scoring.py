@@ -69,7 +69,6 @@ NEAR_HEAD = 200  # near-miss rows kept per grader for the near-miss table
 WORKERS = default_workers()
 START_METHOD = "forkserver"
 POLL_SECONDS = 0.1
-_CORPUS = ("bleu", "chrf")
 
 
 _warming: list[threading.Thread] = []

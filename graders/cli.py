@@ -54,8 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     common(s, "the scored CSV (one row per case, system, repeat and scorer)")
     s.add_argument("--include-output", action="store_true", help="add the output column to the scored file")
     s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE",
-                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system (repeatable; "
-                        "a continuous grader needs a threshold)")
+                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system, or when no row "
+                        "was judged (repeatable; a continuous grader needs a threshold)")
 
     c = sub.add_parser("compare", help="compare model A with model B")
     common(c, "the comparison CSV (one row per case and grader)")
@@ -174,11 +174,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     _report(_print_summary, run.summary)
     failed = []
     for name, rate in gates:
+        if not run.summary["systems"]:  # a gate with nothing to measure is not met
+            failed.append(f"{name}: no rows scored")
         for system, per in run.summary["systems"].items():
             st = per.get(name)
             if st is None:
                 raise BadInput(f"--fail-under: grader {name!r} was not run")
-            if st["pass_rate"] is not None and st["pass_rate"] < rate:
+            if st["pass_rate"] is None:
+                failed.append(f"{name} has no pass rate: no row judged ({system})")
+            elif st["pass_rate"] < rate:
                 failed.append(f"{name} pass rate {st['pass_rate']:.4f} < {rate:g} ({system})")
     for line in failed:
         print(f"gradeboard: fail-under: {line}", file=sys.stderr)

@@ -71,6 +71,21 @@ def test_fail_under_gates(tmp_path, capsys):
     assert code == 1 and "fail-under: rouge_l pass rate 0.7500 < 0.8" in err
 
 
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        # numeric cannot judge a row whose expected answer holds no number: no pass rate to gate on
+        (b"id,expected,output\n1,no number,42\n2,none here,7\n", "fail-under: numeric has no pass rate: no row judged (output)"),
+        # every row left out: nothing was measured
+        (b"id,expected,output\n1,,42\n2,,7\n", "fail-under: numeric: no rows scored"),
+    ],
+)
+def test_fail_under_with_nothing_judged_is_not_met(tmp_path, capsys, content, message):
+    path = write(tmp_path / "f.csv", content)
+    code, _, err = run(["score", path, "--grader", "numeric", "--fail-under", "numeric=0.5", "--out", tmp_path / "s.csv"], capsys)
+    assert code == 1 and message in err, err
+
+
 def write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path

@@ -32,10 +32,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("gradeboard")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def _parser() -> argparse.ArgumentParser:
     from .registry import REGISTRY
 
     p = _Parser(prog="gradeboard", description="Grade LLM eval results with code graders.")
+    p.add_argument("--version", action="version", version=f"gradeboard {_version()}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(sp: argparse.ArgumentParser, out: str) -> None:

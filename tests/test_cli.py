@@ -86,6 +86,13 @@ def test_fail_under_with_nothing_judged_is_not_met(tmp_path, capsys, content, me
     assert code == 1 and message in err, err
 
 
+def test_version(capsys):
+    from importlib import metadata
+
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and out == f"gradeboard {metadata.version('gradeboard')}\n"
+
+
 def write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path

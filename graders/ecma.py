@@ -18,6 +18,18 @@ Flags (JavaScript's letters, each at most once):
 Anything else is refused with a message (``check_pattern``). ``regress`` itself ignores
 unknown flag letters, so this check is the only guard.
 
+Where ``regress`` departs from JavaScript (tests/test_regex_node.py holds the grader to
+Node.js on a few thousand cases), the pattern is checked or rewritten before the engine
+sees it, keeping JavaScript's meaning (``_prepare``): a quantified ``\\b``/``\\B`` is a
+SyntaxError; in v mode, what v mode lets through that JavaScript refuses (``\\k<n>`` and
+``\\1`` without their group, lone ``{ } ]``, ``\\q`` or ``\\&`` outside a class, escapes
+a class does not allow, a negated class that may contain strings) is refused; ``\\W``
+inside a class under ``i``, ``\\b``/``\\B`` under ``v`` + ``i``, ``[\\b]`` under ``v``,
+``\\q{a|b}`` (one code point per alternative) and ``\\uD83D\\u{…}`` are rewritten to
+forms ``regress`` runs right. Left as they are (no faithful rewrite): ``v`` + ``i``
+complements (``\\P{Lu}``, ``[^…]``, ``--``) follow u-mode case folding, and the empty
+string of ``\\q{}`` never matches.
+
 Matching runs in a persistent worker process (``graders._regex_worker``), started on
 first use and shared by all threads behind a lock: ``regress`` holds the GIL for the
 whole of a match, so a runaway match can only be stopped by killing its process. The
@@ -303,6 +315,207 @@ def python_pattern_hint(pattern: str) -> str | None:
     return "It looks like Python regex syntax: " + "; ".join(hints) + "."
 
 
+# --- Where regress departs from JavaScript -------------------------------------------
+#
+# Found by tests/test_regex_node.py (Node.js as the reference). Each rewrite below keeps
+# JavaScript's meaning exactly; what cannot be rewritten is listed in that test.
+
+# \W under i, spelt out: every code point but [0-9A-Za-z_], U+017F ſ and U+212A K (which
+# fold into \w's letters). regress gets \W right alone but not inside a class.
+_NOT_WORD_I = r"\u0000-\u002F\u003A-\u0040\u005B-\u005E\u0060\u007B-\u017E\u0180-\u2129\u212B-\u{10FFFF}"
+# \b and \B by their definition (a word character on one side only / on both or neither):
+# under v + i regress leaves ſ and K out of \b while its \w has them, as JavaScript's does.
+_WORD_BOUNDARY = r"(?:(?<=\w)(?!\w)|(?<!\w)(?=\w))"
+_NOT_WORD_BOUNDARY = r"(?:(?<=\w)(?=\w)|(?<!\w)(?!\w))"
+_STRING_PROPERTIES = frozenset({
+    "Basic_Emoji", "Emoji_Keycap_Sequence", "RGI_Emoji_Modifier_Sequence", "RGI_Emoji_Flag_Sequence",
+    "RGI_Emoji_Tag_Sequence", "RGI_Emoji_ZWJ_Sequence", "RGI_Emoji",
+})
+# After \ inside a v-mode class: class escapes, \q, \b, character escapes, syntax
+# characters, / and the reserved punctuators (ClassSetCharacter in ECMA-262).
+_V_CLASS_ESCAPES = frozenset("dDsSwWpPqbfnrtvcxu0") | frozenset("^$\\.*+?()[]{}|/") | frozenset("&-!#%,:;<=>@`~")
+# \uD83D right before \u{…}: regress wants a \uXXXX trail surrogate there and refuses the
+# pattern; JavaScript reads two lone surrogates, as \u{D83D}\u{…} says to regress too.
+_LEAD_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})(?=\\u\{)")
+_ESCAPE_LEN = re.compile(r"\\(?:u\{[^}]*\}|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|.)", re.S)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """``syntax``: the pattern as regress must accept it (JavaScript's validity);
+    ``engine``: what regress runs; ``shadow`` (v only): the pattern with every class and
+    ``\\p{…}`` as ``[a]``, whose u-mode syntax check catches what regress's v mode lets
+    through (outside classes u and v share one grammar); ``problem``: a SyntaxError
+    JavaScript reports that regress does not."""
+
+    syntax: str
+    engine: str
+    shadow: str | None
+    problem: str | None
+
+
+@dataclass
+class _Class:
+    text: str
+    end: int
+    strings: bool  # MayContainStrings (ECMA-262), v mode only
+    problem: str | None = None
+
+
+def _u_class(pattern: str, i: int, ignore_case: bool) -> _Class:
+    n, j = len(pattern), i + 1
+    out = ["["]
+    if pattern.startswith("^", j):
+        out.append("^")
+        j += 1
+    while j < n and pattern[j] != "]":
+        if pattern[j] == "\\":
+            esc = pattern[j + 1 : j + 2]
+            if esc == "W" and ignore_case:
+                out.append(_NOT_WORD_I)
+            else:
+                out.append(pattern[j : j + 2])
+            j += 2
+            continue
+        out.append(pattern[j])
+        j += 1
+    out.append(pattern[j : j + 1])
+    return _Class("".join(out), min(j + 1, n), False)
+
+
+def _v_class(pattern: str, i: int, ignore_case: bool) -> _Class:
+    n, j = len(pattern), i + 1
+    out = ["["]
+    negated = pattern.startswith("^", j)
+    if negated:
+        out.append("^")
+        j += 1
+    operands: list[bool] = []
+    ops: set[str] = set()
+    while j < n and pattern[j] != "]":
+        c = pattern[j]
+        if c == "[":
+            inner = _v_class(pattern, j, ignore_case)
+            if inner.problem:
+                return inner
+            out.append(inner.text)
+            operands.append(inner.strings)
+            j = inner.end
+            continue
+        if pattern.startswith(("&&", "--"), j):
+            ops.add(pattern[j : j + 2])
+            out.append(pattern[j : j + 2])
+            j += 2
+            continue
+        if c != "\\":
+            out.append(c)
+            operands.append(False)
+            j += 1
+            continue
+        esc = pattern[j + 1 : j + 2]
+        if esc not in _V_CLASS_ESCAPES or (esc == "0" and pattern[j + 2 : j + 3].isdigit()):
+            return _Class("", j, False, "Invalid class escape")
+        if esc == "q" and pattern.startswith("{", j + 2):
+            alts: list[list[str]] = [[]]
+            k = j + 3
+            while k < n and pattern[k] != "}":
+                if pattern[k] == "|":
+                    alts.append([])
+                    k += 1
+                    continue
+                m = _ESCAPE_LEN.match(pattern, k) if pattern[k] == "\\" else None
+                tok = m.group() if m else pattern[k]
+                alts[-1].append(tok)
+                k += len(tok)
+            strings = any(len(a) != 1 for a in alts)
+            if strings or k >= n:
+                out.append(pattern[j : k + 1])
+            else:  # one code point per alternative: a class of them (regress ignores \q{a} under [^…])
+                out.append("[" + "".join(f"[{a[0]}]" for a in alts) + "]")
+            operands.append(strings)
+            j = k + 1
+            continue
+        if esc in "pP" and pattern.startswith("{", j + 2):
+            close = pattern.find("}", j + 3)
+            end = n if close == -1 else close + 1
+            out.append(pattern[j:end])
+            operands.append(esc == "p" and pattern[j + 3 : end - 1] in _STRING_PROPERTIES)
+            j = end
+            continue
+        if esc == "W" and ignore_case:
+            out.append(f"[{_NOT_WORD_I}]")
+        elif esc == "b":
+            out.append(r"\x08")  # backspace; regress's v mode reads [\b] as the letter b
+        else:
+            out.append(pattern[j : j + 2])
+        operands.append(False)
+        j += 2
+    out.append(pattern[j : j + 1])
+    if "&&" in ops:
+        strings = bool(operands) and all(operands)
+    elif "--" in ops:
+        strings = bool(operands) and operands[0]
+    else:
+        strings = any(operands)
+    if negated and strings:
+        return _Class("", j, False, "Negated character class may contain strings")
+    return _Class("".join(out), min(j + 1, n), strings and not negated)
+
+
+@functools.lru_cache(maxsize=512)
+def _prepare(pattern: str, engine_flags: str) -> _Prepared:
+    """The pattern for regress, with JavaScript's meaning (see the section comment)."""
+    v, ignore_case = engine_flags[0] == "v", "i" in engine_flags
+    syntax: list[str] = []
+    engine: list[str] = []
+    shadow: list[str] = []
+    n, i = len(pattern), 0
+    problem = None
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            m = _LEAD_ESCAPE.match(pattern, i)
+            if m:
+                fixed = f"\\u{{{m.group(1)}}}"
+                syntax.append(fixed), engine.append(fixed), shadow.append(fixed)
+                i = m.end()
+                continue
+            if nxt in ("b", "B"):
+                after = pattern[i + 2 : i + 3]
+                if after and after in "*+?{" and problem is None:
+                    problem = "Nothing to repeat"  # an assertion takes no quantifier
+                if v and ignore_case:
+                    engine.append(_WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY)
+                else:
+                    engine.append(pattern[i : i + 2])
+                syntax.append(pattern[i : i + 2]), shadow.append(pattern[i : i + 2])
+                i += 2
+                continue
+            if nxt in ("p", "P") and pattern.startswith("{", i + 2):
+                close = pattern.find("}", i + 3)
+                end = n if close == -1 else close + 1
+                syntax.append(pattern[i:end]), engine.append(pattern[i:end]), shadow.append("[a]")
+                i = end
+                continue
+            syntax.append(pattern[i : i + 2]), engine.append(pattern[i : i + 2]), shadow.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if c == "[":
+            cls = (_v_class if v else _u_class)(pattern, i, ignore_case)
+            if cls.problem:
+                problem = problem or cls.problem
+                break
+            syntax.append(pattern[i : cls.end]), engine.append(cls.text), shadow.append("[a]")
+            i = cls.end
+            continue
+        syntax.append(c), engine.append(c), shadow.append(c)
+        i += 1
+    if problem:
+        return _Prepared(pattern, pattern, None, problem)
+    return _Prepared("".join(syntax), "".join(engine), "".join(shadow) if v else None, None)
+
+
 def _show(pattern: str, limit: int = 80) -> str:
     s = visible(pattern).replace("\n", "")
     return s if len(s) <= limit else s[: limit - 1] + "…"
@@ -340,14 +553,17 @@ def _check_pattern(pattern: str, flags: str) -> str | None:
             f"The pattern holds a lone surrogate U+{ord(ch):04X}, which is not valid Unicode text; "
             f"write it as the escape \\u{ord(ch):04X} if you mean it."
         )
-    err = _compile_message(pattern, fl.engine)
-    if err is None:
+    prep = _prepare(pattern, fl.engine)
+    err = _compile_message(prep.syntax, fl.engine)
+    if err is None and prep.problem is None and prep.shadow is not None:
+        err = _compile_message(prep.shadow, "u" + fl.engine[1:])  # what v mode lets through
+    if err is None and prep.problem is None:
         return None
-    head = f"/{_show(pattern)}/{fl.js} is not a valid JavaScript regular expression ({err})."
+    head = f"/{_show(pattern)}/{fl.js} is not a valid JavaScript regular expression ({err or prep.problem})."
     hint = python_pattern_hint(pattern)
     if hint:
         return f"{head} {hint}"
-    if _compile_message(pattern, fl.engine[1:]) is None:
+    if err is not None and _compile_message(pattern, fl.engine[1:]) is None:
         return (
             f"{head} It would compile without the {fl.engine[0]} flag, which this grader sets: in Unicode "
             "mode, lone { } ] must be escaped and characters that need no escape (such as \\-) must not be."
@@ -697,7 +913,7 @@ def match_many(
     fl = parse_flags(flags)
     mode = "start" if fl.sticky and mode == "anywhere" else mode
     clean = [replace_surrogates(t) for t in texts]
-    return _CLIENT.run(pattern, fl.engine, mode, clean, float(timeout), max_timeouts)
+    return _CLIENT.run(_prepare(pattern, fl.engine).engine, fl.engine, mode, clean, float(timeout), max_timeouts)
 
 
 def ecma_search(pattern: str, text: str, timeout: float = 1.0) -> bool:

@@ -1,4 +1,4 @@
-"""Write regex_node_golden.json: what Node.js says about regex grader cases.
+"""Write regex_node_golden.json: what Node.js says about regex grader cases (about 2,600).
 
     python tests/files/make_regex_golden.py      # needs node on PATH
 
@@ -297,6 +297,53 @@ VALID: list[tuple[str, str, list[str]]] = [
     (r"[[a-c][x-z]]", "v", ["y", "d"]),
     (r".", "v", ["\U0001f600", "\n"]),
     (r"[^\q{a}]", "v", ["a", "b"]),
+    (r"[^\q{a|b}]", "v", ["a", "b", "c"]),
+    (r"[\q{a|b}]", "v", ["b", "c"]),
+    (r"[^[\q{a}]]", "v", ["a", "b"]),
+    (r"[\w--\q{a}]", "v", ["a", "b"]),
+    (r"[^\q{\x61}]", "v", ["a", "b"]),
+    (r"[^\q{\u{1F600}}]", "v", ["\U0001f600", "a"]),
+    (r"[^\q{\ud83d\ude00}]", "v", ["\U0001f600", "a"]),
+    (r"[\q{&}]", "v", ["&"]),
+    (r"[^\q{A}]", "vi", ["a", "b"]),
+    (r"[^\q{ab}&&a]", "v", ["a", "b"]),
+    (r"[^[\p{RGI_Emoji}&&\q{x}]]", "v", ["x", "y"]),
+    (r"[\p{RGI_Emoji}]", "v", ["\U0001f44d\U0001f3fd"]),
+    (r"\p{RGI_Emoji}+", "v", ["\U0001f600\U0001f600"]),
+    (r"(?<n>[\q{ab}])\k<n>", "v", ["abab", "ab"]),
+    (r"(?<n>a)\k<n>", "v", ["aa"]),
+    (r"(a)(b)\2", "v", ["abb"]),
+    (r"\2(a)(b)", "v", ["ab"]),
+    (r"[a]{2}", "v", ["aa"]),
+    (r"[\0\-\,\cJ\x41\/\&]", "v", ["\x00", "-", ",", "\n", "A", "/", "&"]),
+    # \W in a class under i (regress: rewritten), \b under v + i (regress: rewritten)
+    (r"[\Wa]", "i", ["\u017f", "\u212a", "a", " ", "A"]),
+    (r"[\W\d]", "i", ["\u017f", "1", "s"]),
+    (r"[^\Wa]", "i", ["\u017f", "a", "b"]),
+    (r"[\W]", "", ["\u017f", "\u212a", "a"]),
+    (r"[\W]", "v", ["\u017f", "a"]),
+    (r"[\W]", "vi", ["\u017f", "\u212a", " ", "S"]),
+    (r"[^\W]", "vi", ["\u017f", "\u212a", " ", "s"]),
+    (r"[\W--\s]", "vi", ["\u017f", " ", "!"]),
+    (r"[\W&&\p{L}]", "vi", ["\u017f", "\u00e9", "a"]),
+    (r"\b", "vi", ["\u017f", "\u212a", "\u00e9", ""]),
+    (r"\B", "vi", ["\u017f", "a\u212a", "\u00e9"]),
+    (r"a\b", "vi", ["a\u017f", "a b", "a\u00e9"]),
+    (r"\b\u017f\b", "vi", ["\u017f", "x\u017f"]),
+    (r"(?<=\b)a", "vi", ["\u017fa", " a"]),
+    (r"\b", "vim", ["\u212a"]),
+    (r"(?<=\b)a", "", ["\u00e9a", " a"]),
+    (r"[\b]+", "", ["\b\b"]),
+    (r"\\b+", "", ["\\bb"]),
+    (r"[\b]+", "v", ["\b", "b"]),
+    (r"[a\b]", "v", ["\b", "b"]),
+    (r"[\b--a]", "v", ["\b", "b"]),
+    # \uD83D before \u{…}: two lone surrogates (regress: rewritten)
+    (r"\uD83D\u{DE00}", "", ["a", "\U0001f600"]),
+    (r"[\uD83D\u{DE00}]", "", ["\U0001f600"]),
+    (r"\uD83D\u{DE00}", "v", ["\U0001f600"]),
+    (r"x|\ud83d\u{41}", "", ["x"]),
+    (r"\uD83D\uDE00", "", ["\U0001f600"]),
 ]
 
 # (pattern, flags): refused by JavaScript (or not), tried on one text
@@ -337,7 +384,13 @@ INVALID: list[tuple[str, str]] = [
     (r"[??]", "v"), (r"[@@]", "v"), (r"[^^a]", "v"), (r"[``]", "v"), (r"[~~]", "v"),
     (r"[a&&b]", "v"), (r"[\q{a]", "v"), (r"[^\q{ab}]", "v"), (r"[^\q{a|bc}]", "v"),
     (r"\q{a}", "v"), (r"[\&]", ""), (r"\&", "v"), (r"[\!]", "v"), (r"[\z]", "v"),
-    (r"[\q{}]", ""), ("}", "v"), ("]", "v"),
+    (r"[\q{}]", ""), ("}", "v"), ("]", "v"), ("{", "v"), ("a{", "v"), ("a{1", "v"), ("x{2,1}", "v"),
+    (r"[\1]", "v"), (r"[\00]", "v"), (r"[\k]", "v"), (r"[\q]", "v"), (r"[\e]", "v"), (r"[\_]", "v"),
+    (r"(a)\2", "v"), (r"\c", "v"), (r"\-", "v"), (r"\k<n>", "v"), (r"\1", "v"), (r"\k<n>(?<m>a)", "v"),
+    (r"[^[\q{ab}]]", "v"), (r"[^\q{ab}--\q{ab}]", "v"), (r"[^\p{RGI_Emoji}--\q{x}]", "v"),
+    (r"[^[\p{RGI_Emoji}]]", "v"), (r"[^\q{}]", "v"), (r"[^\q{a|}]", "v"), (r"[^[[\q{ab}]]]", "v"),
+    (r"\b*", ""), (r"\B?", ""), (r"\b{1}", ""), (r"a\b+", ""), (r"\b+", "v"), (r"\B*", "vi"),
+    (r"\b{", ""),
     # flags
     ("a", "uv"), ("a", "vu"), ("a", "gg"), ("a", "ii"), ("a", "x"), ("a", "I"), ("a", "q"),
     ("a", " "), ("a", "u"), ("a", "uimsgdy"),
@@ -410,15 +463,17 @@ def _alt(rng: random.Random, depth: int, state: dict) -> str:
     return "|".join(parts)
 
 
-def random_cases(n: int, seed: int) -> list[tuple[str, str, list[str]]]:
+def random_cases(n: int, seed: int) -> list[tuple[str, str, str, str]]:
+    """``n`` random patterns, each with three random texts, each text in one random mode."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
         state = {"groups": 0, "named": False}
         pattern = _alt(rng, 0, state)
         flags = rng.choice(FLAG_SETS)
-        texts = ["".join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(0, 6))) for _ in range(3)]
-        out.append((pattern, flags, texts))
+        for _ in range(3):
+            text = "".join(rng.choice(TEXT_PIECES) for _ in range(rng.randint(0, 6)))
+            out.append((pattern, flags, text, rng.choice(MODES)))
     return out
 
 
@@ -432,10 +487,12 @@ def cases() -> list[dict]:
             seen.add(key)
             table.append({"pattern": pattern, "flags": flags, "text": text, "at": at})
 
-    for pattern, flags, texts in VALID + SURROGATES + random_cases(300, seed=20240611):
+    for pattern, flags, texts in VALID + SURROGATES:
         for text in texts:
             for at in MODES:
                 add(pattern, flags, text, at)
+    for case in random_cases(200, seed=20240611):
+        add(*case)
     for pattern, flags in INVALID:
         add(pattern, flags, "a", "anywhere")
     return table
@@ -463,8 +520,9 @@ def main() -> None:
     answers = node_answers(table)
     rows = []
     for case, ans in zip(table, answers):
-        if "wrapped_span" in ans:
-            print(f"grader's wrapping differs from sticky matching in JavaScript: {case} {ans}", file=sys.stderr)
+        if "wrapped_span" in ans:  # V8 11.3 (Node 20) can start a match inside a surrogate pair here
+            print(f"note: V8 runs the grader's wrapping differently from sticky matching: {case} {ans}",
+                  file=sys.stderr)
         rows.append({**case, "error": ans["error"], "span": ans.get("span")})
     head = {"generator": "tests/files/make_regex_golden.py", **node_versions()}
     lines = ",\n".join(json.dumps(r, sort_keys=True) for r in rows)

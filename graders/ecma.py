@@ -337,7 +337,11 @@ _V_CLASS_ESCAPES = frozenset("dDsSwWpPqbfnrtvcxu0") | frozenset("^$\\.*+?()[]{}|
 # \uD83D right before \u{…}: regress wants a \uXXXX trail surrogate there and refuses the
 # pattern; JavaScript reads two lone surrogates, as \u{D83D}\u{…} says to regress too.
 _LEAD_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})(?=\\u\{)")
-_ESCAPE_LEN = re.compile(r"\\(?:u\{[^}]*\}|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|.)", re.S)
+_ESCAPE_LEN = re.compile(  # one escape inside \q{…}: how many characters it spans
+    r"\\(?:u\{[^}]*\}|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|.)",
+    re.S,
+)
 
 
 @dataclass(frozen=True)
@@ -469,48 +473,48 @@ def _prepare(pattern: str, engine_flags: str) -> _Prepared:
     syntax: list[str] = []
     engine: list[str] = []
     shadow: list[str] = []
+
+    def emit(text: str, for_engine: str | None = None, for_shadow: str | None = None) -> None:
+        syntax.append(text)
+        engine.append(text if for_engine is None else for_engine)
+        shadow.append(text if for_shadow is None else for_shadow)
+
     n, i = len(pattern), 0
     problem = None
     while i < n:
         c = pattern[i]
-        if c == "\\":
-            nxt = pattern[i + 1 : i + 2]
-            m = _LEAD_ESCAPE.match(pattern, i)
-            if m:
-                fixed = f"\\u{{{m.group(1)}}}"
-                syntax.append(fixed), engine.append(fixed), shadow.append(fixed)
-                i = m.end()
-                continue
-            if nxt in ("b", "B"):
-                after = pattern[i + 2 : i + 3]
-                if after and after in "*+?{" and problem is None:
-                    problem = "Nothing to repeat"  # an assertion takes no quantifier
-                if v and ignore_case:
-                    engine.append(_WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY)
-                else:
-                    engine.append(pattern[i : i + 2])
-                syntax.append(pattern[i : i + 2]), shadow.append(pattern[i : i + 2])
-                i += 2
-                continue
-            if nxt in ("p", "P") and pattern.startswith("{", i + 2):
-                close = pattern.find("}", i + 3)
-                end = n if close == -1 else close + 1
-                syntax.append(pattern[i:end]), engine.append(pattern[i:end]), shadow.append("[a]")
-                i = end
-                continue
-            syntax.append(pattern[i : i + 2]), engine.append(pattern[i : i + 2]), shadow.append(pattern[i : i + 2])
-            i += 2
-            continue
         if c == "[":
             cls = (_v_class if v else _u_class)(pattern, i, ignore_case)
             if cls.problem:
                 problem = problem or cls.problem
                 break
-            syntax.append(pattern[i : cls.end]), engine.append(cls.text), shadow.append("[a]")
+            emit(pattern[i : cls.end], cls.text, "[a]")
             i = cls.end
             continue
-        syntax.append(c), engine.append(c), shadow.append(c)
-        i += 1
+        if c != "\\":
+            emit(c)
+            i += 1
+            continue
+        nxt = pattern[i + 1 : i + 2]
+        m = _LEAD_ESCAPE.match(pattern, i)
+        if m:
+            emit(f"\\u{{{m.group(1)}}}")
+            i = m.end()
+        elif nxt in ("b", "B"):
+            after = pattern[i + 2 : i + 3]
+            if after and after in "*+?{":
+                problem = problem or "Nothing to repeat"  # an assertion takes no quantifier
+            boundary = _WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY
+            emit(pattern[i : i + 2], boundary if v and ignore_case else None)
+            i += 2
+        elif nxt in ("p", "P") and pattern.startswith("{", i + 2):
+            close = pattern.find("}", i + 3)
+            end = n if close == -1 else close + 1
+            emit(pattern[i:end], None, "[a]")
+            i = end
+        else:
+            emit(pattern[i : i + 2])
+            i += 2
     if problem:
         return _Prepared(pattern, pattern, None, problem)
     return _Prepared("".join(syntax), "".join(engine), "".join(shadow) if v else None, None)

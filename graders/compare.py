@@ -25,7 +25,7 @@ from .config import RunConfig, mapping_dict
 from .pipeline import resolve_mapping
 from .readers import ResultsFile
 from .registry import get_spec
-from .rows import Prepared, prepare
+from .rows import Prepared, group_codes, prepare
 from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
 from .summary import summarize, unknown_assertion_kinds
 
@@ -203,29 +203,27 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
     return str(versions[0]), str(versions[1]), "long"
 
 
-def _pair_keys(frame: pd.DataFrame, source: str) -> pd.Series:
-    """What pairs a row with its other side, as one text: a wide file's record (its two
-    output columns), a long file's (id, repeat)."""
+def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
+    """What pairs a row with its other side, as an integer code: a wide file's record (its
+    two output columns), a long file's (id, repeat)."""
     if source == "wide":
-        return frame["record"].astype(str)
-    return frame["item"].astype(str) + "\x00" + frame["repeat"].astype(str)
+        return group_codes([frame["record"].to_numpy()])
+    return group_codes([frame["item"].to_numpy(dtype=object), frame["repeat"].to_numpy(dtype=object)])
 
 
 def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
-    keep = scored["scorer"].isin(scorers)
+    keep = scored["scorer"].isin(scorers).to_numpy()
+    system = scored["system"].to_numpy(dtype=object)
     cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
-    side_a = scored.loc[keep & (scored["system"] == a), cols]
-    side_b = scored.loc[keep & (scored["system"] == b), cols]
-    if source == "wide":  # a record pairs its two output columns (item and repeat are the record's)
-        merged = side_a.merge(side_b, on=["record", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-        for at, col in enumerate(("item", "repeat")):  # first, as in a long file's pairs
-            merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
-        side = merged["_merge"].to_numpy()
-        merged["record_a"] = merged["record"].where(side != "right_only")
-        merged["record_b"] = merged["record"].where(side != "left_only")
-        merged = merged.drop(columns=["record", "item_a", "item_b", "repeat_a", "repeat_b"])
-    else:
-        merged = side_a.merge(side_b, on=["item", "repeat", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
+    side_a = keyed[keep & (system == a)]
+    side_b = keyed[keep & (system == b)]
+    # Joined on the integer key: pandas would turn text keys into its string dtype,
+    # which cannot hold a lone surrogate.
+    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
+        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
     merged = merged.rename(columns={"scorer": "grader"})
     for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
         merged[col] = merged[col].fillna("")
@@ -251,23 +249,24 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
 
 
 def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
-    key = _pair_keys(rows, source)
-    ka = pd.Index(key[rows["system"] == a].unique())
-    kb = pd.Index(key[rows["system"] == b].unique())
-    def listed(ks: pd.Index) -> dict[str, Any]:
+    key = _pair_keys(rows, source)  # codes in order of first appearance
+    system = rows["system"].to_numpy(dtype=object)
+    size = int(key.max()) + 1 if len(key) else 0
+    in_a = np.bincount(key[system == a], minlength=size) > 0
+    in_b = np.bincount(key[system == b], minlength=size) > 0
+    _, first_row = np.unique(key, return_index=True)  # each key's first row
+
+    def listed(mask: np.ndarray) -> dict[str, Any]:
         shown = []
-        pos = np.flatnonzero(key.isin(ks[:LISTED]).to_numpy())
-        _, first = np.unique(key.to_numpy()[pos], return_index=True)
-        for at in np.sort(pos[first]):  # each listed key's first row, in file order
+        for at in first_row[np.flatnonzero(mask)[:LISTED]]:  # in file order
             r = rows.iloc[at]
             version = r["version"] if "version" in rows.columns else ""
             where = ", ".join(([f"version {version}"] if version else [])
                               + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
             shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
-        return {"count": len(ks), "keys": shown}
+        return {"count": int(mask.sum()), "keys": shown}
 
-    return {"a_only": listed(ka.difference(kb, sort=False)), "b_only": listed(kb.difference(ka, sort=False)),
-            "paired_cases": len(ka.intersection(kb, sort=False))}
+    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "paired_cases": int((in_a & in_b).sum())}
 
 
 def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str) -> Prepared:
@@ -321,7 +320,7 @@ def compare_scored(
     if "version" in rows.columns:  # a wide file with versions: which version each pair is
         version_of = dict(zip(rows["record"], rows["version"]))
         record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"])
-        pairs.insert(1, "version", [version_of.get(r, "") for r in record])
+        pairs.insert(1, "version", pd.Series([version_of.get(r, "") for r in record], index=pairs.index, dtype=object))
     unpaired = _unpaired(rows, a, b, source)
     if unpaired["paired_cases"] == 0:
         on = "the same row" if source == "wide" else "(id, repeat)"
@@ -329,10 +328,10 @@ def compare_scored(
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
     keys: dict[str, np.ndarray] = {}
-    case_codes = pd.factorize(pairs["item"].astype(str) + "\x00" + pairs["repeat"].astype(str))[0]
+    item = pairs["item"].to_numpy(dtype=object)
+    case_codes = group_codes([item, pairs["repeat"].to_numpy(dtype=object)])
     # The resampled unit is the case: (id) in a long file, (id, version) in a wide one with versions.
-    item_codes = pd.factorize(pairs["item"].astype(str) + "\x00" + pairs["version"] if "version" in pairs.columns
-                              else pairs["item"])[0]
+    item_codes = group_codes([item] + ([pairs["version"].to_numpy(dtype=object)] if "version" in pairs.columns else []))
     groups = pairs.groupby("grader", sort=False).indices
     for name in scorers:
         at = groups.get(name, np.array([], dtype=int))

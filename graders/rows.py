@@ -272,7 +272,7 @@ def prepare(
     live = np.flatnonzero(alive())
     if len(live):
         parts = [ids[live]] + [p[live] for p in (_filled(version), repeat_key) if p is not None]
-        codes = _group_codes(parts)
+        codes = group_codes(parts)
         running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
         first_seen = codes > running  # codes number groups in order of first appearance
         dup = np.flatnonzero(~first_seen)
@@ -378,8 +378,11 @@ def _filled(values: np.ndarray | None) -> np.ndarray | None:
     return filled
 
 
-def _group_codes(parts: list[np.ndarray]) -> np.ndarray:
-    """One code per distinct tuple of parts, numbered in order of first appearance."""
+def group_codes(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """One code per distinct tuple of parts, numbered in order of first appearance. Each
+    part is factorized on its cells as they are (object arrays): no text is joined or
+    converted, so a lone surrogate, which pandas' string dtype cannot hold, pairs like
+    any other cell, and no two tuples can collide the way joined texts can."""
     codes, _ = pd.factorize(parts[0])
     for part in parts[1:]:
         c, u = pd.factorize(part)

@@ -304,3 +304,31 @@ def test_the_difference_cell_has_no_last_bit_noise(tmp_path):
     write_comparison(c, tmp_path / "c.csv")
     got = pd.read_csv(tmp_path / "c.csv", dtype=str, keep_default_na=False)
     assert got[["score_a", "score_b", "difference", "outcome"]].values.tolist() == [["0.7", "1.0", "-0.3", "loss"]]
+
+
+@pytest.mark.parametrize("ids", [
+    ["\ud800", "\ud800x", "a"],           # a lone surrogate, alone and in a longer id
+    ["\udfff", "\ud83d", "\U0001f600"],  # low, high, and the valid pair (JSON "\ud83d\ude00") they are not
+], ids=["high surrogate", "low and high"])
+def test_a_lone_surrogate_id_pairs_a_long_file_like_any_id(tmp_path, capsys, ids):
+    """pandas' string dtype cannot hold a lone surrogate: pairing on the texts raised.
+    Pairs are joined on integer codes of (id, repeat), so each id pairs with its own."""
+    records = [{"id": i, "version": v, "repeat": r, "expected": "a", "output": "a" if v == "v1" or k else "b"}
+               for v in ("v1", "v2") for k, i in enumerate(ids) for r in (0, 1)]
+    f = tmp_path / "long.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in records), encoding="utf-8")
+    c = compare_file(read_results(f), cfg("exact"), resamples=100)
+    m = c.metrics["exact"].stats
+    assert (m.n, m.n_cases, m.wins, m.ties) == (6, 3, 2, 4)
+    assert c.unpaired["paired_cases"] == 6 and c.unpaired["a_only"]["count"] == c.unpaired["b_only"]["count"] == 0
+    assert c.pairs["item"].tolist() == [i for i in ids for _ in (0, 1)]
+
+
+def test_unpaired_surrogate_ids_are_listed(tmp_path):
+    records = [{"id": "\ud800", "version": "v1", "expected": "a", "output": "a"},
+               {"id": "p", "version": "v1", "expected": "a", "output": "a"},
+               {"id": "p", "version": "v2", "expected": "a", "output": "a"},
+               {"id": "\udc00", "version": "v2", "expected": "a", "output": "a"}]
+    c = compare_file(read_results("\n".join(json.dumps(r) for r in records).encode()), cfg("exact"), resamples=100)
+    assert c.unpaired == {"a_only": {"count": 1, "keys": ["\ud800"]}, "b_only": {"count": 1, "keys": ["\udc00"]},
+                          "paired_cases": 1}

@@ -595,18 +595,33 @@ def _score_parts(
     return [part for part in parts if part]
 
 
-def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
-    """Write the scored CSV: SPEC §6's columns (and ``output`` when asked), every cell text,
-    RFC 4180 quoting as pandas and the csv module write it (a cell is quoted when it holds
-    ``,``, ``"``, CR or LF, a ``"`` doubled), LF line ends. Read back with ``dtype=str,
-    keep_default_na=False`` it gives the same cells. Lone surrogates, which UTF-8 cannot
-    hold, are written as backslash escapes."""
-    columns = list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else [])
+def write_csv(frame: pd.DataFrame, path_or_buffer: Any, columns: Sequence[str]) -> None:
+    """Write these columns of ``frame`` as the product writes every CSV: each cell as text
+    (None or NaN as ""), RFC 4180 quoting as pandas and the csv module write it (a cell is
+    quoted when it holds ``,``, ``"``, CR or LF, a ``"`` doubled; a bare CR too, which
+    they leave bare), LF line ends. Read back with ``dtype=str, keep_default_na=False`` it
+    gives the same cells. To a path, lone surrogates, which UTF-8 cannot hold, are written
+    as backslash escapes; a text buffer gets the text as is."""
+    columns = list(columns)
     if isinstance(path_or_buffer, (str, os.PathLike)):
         with open(path_or_buffer, "wb") as raw:  # encoding each block ourselves is faster than a text wrapper
-            _write_lines(_Utf8Writer(raw), scored, columns)
+            _write_lines(_Utf8Writer(raw), frame, columns)
     else:
-        _write_lines(path_or_buffer, scored, columns)
+        _write_lines(path_or_buffer, frame, columns)
+
+
+def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
+    """Write the scored CSV (``write_csv``): SPEC §6's columns, and ``output`` when asked."""
+    write_csv(scored, path_or_buffer, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
+
+
+def csv_bytes(frame: pd.DataFrame, columns: Sequence[str]) -> bytes:
+    """``write_csv``'s bytes, for a download."""
+    import io
+
+    buf = io.StringIO()
+    write_csv(frame, buf, columns)
+    return buf.getvalue().encode("utf-8", errors="backslashreplace")
 
 
 _WRITE_ROWS = 100_000  # rows joined per write: bounded memory for any file size
@@ -626,7 +641,7 @@ def csv_cell(value: Any) -> str:
     """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it, except that a bare CR is
     quoted too (csv.writer with LF line ends leaves it bare, and readers split there)."""
     if not isinstance(value, str):
-        value = "" if value is None else str(value)
+        value = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
     if '"' in value:
         return '"' + value.replace('"', '""') + '"'
     if "," in value or "\n" in value or "\r" in value:
@@ -655,6 +670,8 @@ def _csv_column(values: list[Any]) -> list[str]:
 def _csv_block(arrays: Sequence[np.ndarray]) -> str:
     """The lines of these columns' cells (object arrays), each line ended by LF."""
     cells = [_csv_column(arr.tolist()) for arr in arrays]
+    if len(cells) == 1:  # a lone empty cell would be a blank line, which readers skip
+        cells = [['""' if c == "" else c for c in cells[0]]]
     lines = list(map(",".join, zip(*cells)))
     lines.append("")
     return "\n".join(lines)
@@ -670,11 +687,7 @@ def _write_lines(f: Any, scored: pd.DataFrame, columns: list[str]) -> None:
 
 
 def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:
-    import io
-
-    buf = io.StringIO()
-    write_scored(scored, buf, include_output=include_output)
-    return buf.getvalue().encode("utf-8", errors="backslashreplace")
+    return csv_bytes(scored, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
 
 
 def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .batch import score_frame
+from .batch import score_frame, write_csv
 from .config import RunConfig, mapping_dict
 from .pipeline import resolve_mapping
 from .readers import ResultsFile
@@ -386,4 +386,5 @@ def comparison_columns(result: Comparison) -> list[str]:
 
 
 def write_comparison(result: Comparison, path_or_buffer: Any) -> None:
-    result.pairs.loc[:, comparison_columns(result)].to_csv(path_or_buffer, index=False, lineterminator="\n")
+    """Write the comparison CSV (``comparison_columns``) as ``batch.write_csv`` writes every CSV."""
+    write_csv(result.pairs, path_or_buffer, comparison_columns(result))

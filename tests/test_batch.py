@@ -210,6 +210,20 @@ def test_scored_csv_quotes_what_a_reader_would_split(cell):
     assert back["explanation"].tolist() == scored["explanation"].tolist()
 
 
+@pytest.mark.parametrize("cells,back", [
+    (["", "x"], ["", "x"]),                     # one column: an empty cell is "", not a skipped blank line
+    ([None, float("nan")], ["", ""]),           # no value is an empty cell, not "None" / "nan"
+    (["x\ry", "a\r\nb"], ["x\ry", "a\r\nb"]),  # line ends inside a cell stay in it
+    (["q\ud800"], ["q\\ud800"]),               # a lone surrogate, to a path, as its escape
+], ids=["empty in one column", "None and NaN", "CR and CRLF", "lone surrogate"])
+def test_write_csv_one_column_reads_back(tmp_path, cells, back):
+    from graders.batch import write_csv
+
+    out = tmp_path / "one.csv"
+    write_csv(pd.DataFrame({"cell": pd.Series(cells, dtype=object)}), out, ["cell"])
+    assert pd.read_csv(out, dtype=str, keep_default_na=False)["cell"].tolist() == back
+
+
 def test_parallel_equals_serial_and_progress_reports():
     data = mixed_pairs(1200, seed=9)
     rows = rows_of(data)

@@ -306,6 +306,46 @@ def test_the_difference_cell_has_no_last_bit_noise(tmp_path):
     assert got[["score_a", "score_b", "difference", "outcome"]].values.tolist() == [["0.7", "1.0", "-0.3", "loss"]]
 
 
+# Cells the comparison CSV must give back as written: line ends inside a cell, quotes,
+# commas, spaces at the edges, what pandas would read as missing, an emoji; and a lone
+# surrogate (valid in JSON, not in UTF-8), written as its backslash escape.
+ODD_IDS = [
+    ("bare CR", "x\ry", "x\ry"),
+    ("CRLF", "x\r\ny", "x\r\ny"),
+    ("LF", "x\ny", "x\ny"),
+    ("quotes", 'say "hi"', 'say "hi"'),
+    ("comma", "a,b", "a,b"),
+    ("edge spaces", "  padded ", "  padded "),
+    ("NA", "NA", "NA"),
+    ("null", "null", "null"),
+    ("emoji", "🦜 id", "🦜 id"),
+    ("lone surrogate", "q\ud800", "q\\ud800"),
+]
+
+
+@pytest.mark.parametrize("source", ["wide", "long"])
+@pytest.mark.parametrize("name,item,written", ODD_IDS, ids=[t[0] for t in ODD_IDS])
+def test_the_comparison_csv_reads_back_cell_for_cell(tmp_path, source, name, item, written):
+    from graders.compare import write_comparison
+
+    if source == "wide":
+        records = [{"id": item, "expected": "a", "output": "a", "output_b": "b"},
+                   {"id": "plain", "expected": "a", "output": "b", "output_b": "a"}]
+    else:  # "only-a" has no B: its score_b, difference cells are ""
+        records = [{"id": i, "version": v, "expected": "a", "output": o} for i, v, o in
+                   [(item, "v1", "a"), ("plain", "v1", "b"), ("only-a", "v1", "a"), (item, "v2", "b"), ("plain", "v2", "a")]]
+    content = "\n".join(json.dumps(r) for r in records).encode()
+    c = compare_file(read_results(content), cfg("exact"), resamples=100)
+    out = tmp_path / "c.csv"
+    write_comparison(c, out)
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    expected = c.pairs[list(COMPARISON_COLUMNS)].replace({item: written}).values.tolist()
+    assert back.values.tolist() == expected
+    assert back["item"].tolist()[0] == written and back["outcome"].tolist()[0] == "win"
+    if source == "long":
+        assert back.loc[back["item"] == "only-a", ["score_b", "difference", "outcome"]].values.tolist() == [["", "", "a only"]]
+
+
 @pytest.mark.parametrize("ids", [
     ["\ud800", "\ud800x", "a"],           # a lone surrogate, alone and in a longer id
     ["\udfff", "\ud83d", "\U0001f600"],  # low, high, and the valid pair (JSON "\ud83d\ude00") they are not
@@ -322,6 +362,13 @@ def test_a_lone_surrogate_id_pairs_a_long_file_like_any_id(tmp_path, capsys, ids
     assert (m.n, m.n_cases, m.wins, m.ties) == (6, 3, 2, 4)
     assert c.unpaired["paired_cases"] == 6 and c.unpaired["a_only"]["count"] == c.unpaired["b_only"]["count"] == 0
     assert c.pairs["item"].tolist() == [i for i in ids for _ in (0, 1)]
+    out = tmp_path / "c.csv"
+    code = main(["compare", str(f), "--grader", "exact", "--resamples", "100", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0 and "Traceback" not in err, err
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert back["item"].tolist() == [i.encode("utf-8", "backslashreplace").decode() for i in ids for _ in (0, 1)]
+    assert back["outcome"].tolist() == ["win", "win", "tie", "tie", "tie", "tie"]
 
 
 def test_unpaired_surrogate_ids_are_listed(tmp_path):

@@ -138,7 +138,10 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
     cols = columns if columns is not None else _Columns(scored)
     details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
     mine_at = {key: at for key, at in cols.scorers.items() if key in ("bleu", "chrf")}
-    for system, part in rows.groupby("system", sort=False):
+    # positions_by_value, not groupby: pandas would put the systems into its string
+    # dtype, which cannot hold a lone surrogate (a JSON version "\ud800")
+    for system, where in positions_by_value(rows["system"].to_numpy(dtype=object)).items():
+        part = rows.iloc[where]
         figures: dict[str, Any] = {}
         n = len(part)
         for name, corpus in (("bleu", corpus_bleu), ("chrf", corpus_chrf)):

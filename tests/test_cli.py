@@ -203,3 +203,24 @@ def test_a_lone_surrogate_in_a_cell_prints_and_writes_as_its_escape(tmp_path):
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert "[v\\ud800]" in r.stdout
     assert list(json.loads(summary.read_text(encoding="utf-8"))["systems"]) == ["v\ud800"]
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+@pytest.mark.parametrize("field", ["version", "id"])
+def test_a_lone_surrogate_with_corpus_graders(tmp_path, capsys, command, field):
+    """BLEU's and chrF's corpus figures are per system: grouping the rows by system put a
+    version "\\ud800" into pandas' string dtype, which cannot hold it (a traceback)."""
+    records = [{"id": "1", "version": "v\ud800", "expected": "the cat sat on the mat", "output": "the cat sat on the mat"},
+               {"id": "1", "version": "v2", "expected": "the cat sat on the mat", "output": "a cat sat"}]
+    if field == "id":
+        records = [dict(r, id="\udc00", version=v) for r, v in zip(records, ("v1", "v2"))]
+    f = write(tmp_path / "s.jsonl", "\n".join(json.dumps(r) for r in records).encode())
+    summary, out = tmp_path / "s.json", tmp_path / "o.csv"
+    code, _, err = run([command, f, "--grader", "bleu", "--grader", "chrf", "--out", out, "--summary", summary,
+                        *(["--resamples", "100"] if command == "compare" else [])], capsys)
+    assert code == 0 and "Traceback" not in err, err
+    s = json.loads(summary.read_text(encoding="utf-8"))
+    first = "v\ud800" if field == "version" else "v1"
+    assert list(s["corpus"]) == [first, "v2"]
+    assert s["corpus"][first]["bleu"]["corpus"] == pytest.approx(1.0)
+    assert len(pd.read_csv(out, dtype=str, keep_default_na=False)) == (4 if command == "score" else 2)

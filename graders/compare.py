@@ -13,6 +13,7 @@ one side only are counted and listed, never dropped silently.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -176,8 +177,22 @@ def _pass_numeric(cells: pd.Series) -> np.ndarray:
     return values[codes]
 
 
+def _version_names(versions: list[str]) -> str:
+    """Versions for a message: as written, or as a JSON string when the text alone would
+    not show it (empty, spaces at an edge, a line break or another unprintable)."""
+    return ", ".join(v if v and v.strip() == v and v.isprintable() else json.dumps(v, ensure_ascii=False) for v in versions)
+
+
+def _left_out_phrase(prepared: Prepared) -> str:
+    lo = prepared.left_out
+    if not lo.total:
+        return ""
+    reasons = ", ".join(f"{reason} {count}" for reason, count in lo.counts.items())
+    return f" ({lo.total} {'row' if lo.total == 1 else 'rows'} left out: {reasons})"
+
+
 def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
-    """(A label, B label, source) from the mapping and the versions in the file."""
+    """(A label, B label, source) from the mapping and the versions of the rows kept."""
     if mapping.get("output_b"):
         if version_a or version_b:
             raise CompareError("--a/--b choose versions of a long file; this file is wide (output and output_b)")
@@ -186,20 +201,23 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
     versions = list(prepared.systems)
     if not mapping.get("version"):
         raise CompareError("compare needs two outputs: an output_b column (wide file) or a version column with two versions (long file)")
+    if not versions:
+        raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
+    # the versions of the rows kept: a version whose rows were all left out is not among them
+    have = f"the file has: {_version_names(versions)}{_left_out_phrase(prepared)}"
     if version_a or version_b:
         for v in (version_a, version_b):
             if v is None:
                 raise CompareError("give both --a and --b, or neither")
             if v not in versions:
-                raise CompareError(f"unknown version {v!r}; the file has: {', '.join(versions)}")
+                raise CompareError(f"unknown version {v!r}; {have}")
         if version_a == version_b:
             raise CompareError("A and B are the same version; choose two different ones")
         return str(version_a), str(version_b), "long"
     if len(versions) < 2:
-        only = versions[0] if versions else "none"
-        raise CompareError(f"the file has only one version ({only}); compare needs two")
+        raise CompareError(f"the file has only one version ({_version_names(versions)}){_left_out_phrase(prepared)}; compare needs two")
     if len(versions) > 2:
-        raise CompareError(f"the file has {len(versions)} versions ({', '.join(versions)}); choose two with --a and --b")
+        raise CompareError(f"the file has {len(versions)} versions ({_version_names(versions)}); choose two with --a and --b")
     return str(versions[0]), str(versions[1]), "long"
 
 
@@ -298,7 +316,7 @@ def compare_prepared(
     if "repeat_number" in rows.columns:  # pair "03" with "3": repeats are whole numbers
         rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
     if rows.empty:
-        raise CompareError("no rows left to compare after leaving out unusable ones")
+        raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
     # Details stay in the workers: no comparison figure reads them, and pickling them back costs
     # more than scoring (BLEU's and chrF's travel summed, and are not read either).
     statistics: dict = {}
@@ -324,7 +342,7 @@ def compare_scored(
     unpaired = _unpaired(rows, a, b, source)
     if unpaired["paired_cases"] == 0:
         on = "the same row" if source == "wide" else "(id, repeat)"
-        raise CompareError(f"no case appears in both {a} and {b}: nothing to pair on {on}")
+        raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair on {on}")
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
     keys: dict[str, np.ndarray] = {}

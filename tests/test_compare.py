@@ -103,6 +103,18 @@ def test_seeded_and_deterministic():
         (b"id,expected,output,version\n1,a,a,v1\n2,b,b,v2\n", {}, "no case appears in both v1 and v2"),
         (b"id,expected,output\n1,a,a\n", {}, "compare needs two outputs"),
         (b"id,expected,output,version\n1,a,a,v1\n1,a,a,v2\n1,a,a,v3\n", {}, "choose two with --a and --b"),
+        # every row left out: not "only one version (none)", and the reasons are named
+        (b"id,expected,output,version\n1,a,,v1\n,a,a,v2\n", {},
+         "no rows left to compare (2 rows left out: no id 1, no output 1)"),
+        (b"id,expected,output,version\n1,a,,v1\n,a,a,v2\n", {"version_a": "v1", "version_b": "v2"},
+         "no rows left to compare (2 rows left out"),
+        # a version a message would not show as written: empty, an edge space, a line break
+        (b"id,expected,output,version\n1,a,a,v1\n1,a,a,\n1,a,a,v1 \n", {},
+         'the file has 3 versions (v1, "", "v1 "); choose two'),
+        (b'id,expected,output,version\n1,a,a,v1\n1,a,a,"v\r2"\n2,a,a,v3\n', {"version_a": "v1", "version_b": "v2"},
+         "unknown version 'v2'; the file has: v1, \"v\\r2\", v3"),
+        (b"id,expected,output,version\n1,a,a,v1\n2,a,a,\n", {}, 'no case appears in both v1 and ""'),
+        (b"id,expected,output,version\n1,a,a,v1\n2,a,,v2\n", {}, "only one version (v1) (1 row left out: no output 1)"),
     ],
 )
 def test_compare_errors(content, kwargs, message):

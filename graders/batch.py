@@ -693,8 +693,16 @@ def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> b
 def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     """``scored`` with the ``output`` column that ``include_output=True`` would have given it,
     looked up by (record, system) in the prepared ``rows`` it was scored from."""
-    keys = pd.MultiIndex.from_arrays([rows["record"].to_numpy(), rows["system"].to_numpy(dtype=object)])
-    at = keys.get_indexer(pd.MultiIndex.from_arrays([scored["record"].to_numpy(), scored["system"].to_numpy(dtype=object)]))
+    from .rows import group_codes
+
+    # (record, system) as integer codes over both frames: a MultiIndex would put the
+    # systems into pandas' string dtype, which cannot hold a lone surrogate
+    n = len(rows)
+    codes = group_codes([np.concatenate([rows["record"].to_numpy(dtype=object), scored["record"].to_numpy(dtype=object)]),
+                         np.concatenate([rows["system"].to_numpy(dtype=object), scored["system"].to_numpy(dtype=object)])])
+    row_of = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, dtype=np.int64)
+    row_of[codes[:n][::-1]] = np.arange(n)[::-1]  # each key's first row
+    at = row_of[codes[n:]]
     if (at < 0).any():
         raise ValueError("with_output: scored rows that are not from these rows")
     out = scored.copy(deep=False)

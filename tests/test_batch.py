@@ -564,6 +564,26 @@ def test_with_output_gives_the_column_include_output_gives():
     assert scored_csv_bytes(joined, include_output=True) == scored_csv_bytes(run.scored, include_output=True)
 
 
+@pytest.mark.parametrize("content", [
+    b'{"id": "1", "expected": "a", "output": "a", "version": "v\\ud800"}\n{"id": "1", "expected": "a", "output": "b", "version": "v2"}\n',
+    b'{"id": "\\ud800", "expected": "a", "output": "a\\udc00", "output_b": "b"}\n',
+], ids=["surrogate version", "surrogate id and output, wide"])
+def test_with_output_joins_rows_whatever_their_text(content):
+    """The dashboard's downloads join the output back by (record, system): a MultiIndex
+    of the systems raised on a lone surrogate."""
+    from graders.batch import with_output
+    from graders.pipeline import score_prepared
+    from graders.readers import read_results
+
+    file = read_results(content)
+    cfg = config_of("exact")
+    run = score_prepared(file, cfg, include_output=True)
+    joined = with_output(score_prepared(file, cfg).scored, run.prepared.rows)
+    assert joined["output"].tolist() == run.scored["output"].tolist()
+    with pytest.raises(ValueError, match="not from these rows"):
+        with_output(run.scored, run.prepared.rows.iloc[:1])
+
+
 def test_score_prepared_takes_rows_already_prepared():
     from graders.pipeline import resolve_mapping, score_prepared
     from graders.readers import read_results

@@ -194,6 +194,9 @@ def _left_out_phrase(prepared: Prepared) -> str:
 def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
     """(A label, B label, source) from the mapping and the versions of the rows kept."""
     if mapping.get("output_b"):
+        if not mapping.get("output"):
+            raise CompareError(f"a wide file needs an output column for A beside {mapping['output_b']!r} for B; "
+                               "no column is mapped to output")
         if version_a or version_b:
             raise CompareError("--a/--b choose versions of a long file; this file is wide (output and output_b)")
         a, b = mapping["output"], mapping["output_b"]

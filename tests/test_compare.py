@@ -115,6 +115,8 @@ def test_seeded_and_deterministic():
          "unknown version 'v2'; the file has: v1, \"v\\r2\", v3"),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,a,\n", {}, 'no case appears in both v1 and ""'),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,,v2\n", {}, "only one version (v1) (1 row left out: no output 1)"),
+        # output_b alone (no output column): no "None" side
+        (b"id,expected,output_b\n1,a,a\n", {}, "a wide file needs an output column for A beside 'output_b' for B"),
     ],
 )
 def test_compare_errors(content, kwargs, message):

@@ -24,6 +24,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from .rows import group_codes
+
 HEATMAP_ABOVE = 5000  # pairs; above this the scatter becomes a heat map
 GRID = 20  # heat-map cells per axis
 MAX_BUBBLES = 2000  # distinct (A, B) points drawn as bubbles; more become a heat map
@@ -143,7 +145,9 @@ def difference_data(pairs: pd.DataFrame, grader: str, *, width: float = DIFF_BIN
     centre, count. Bins have ``width`` and are centred on multiples of it (0 included)."""
     p = _paired(pairs, grader)
     diffs = pd.to_numeric(p["diff"], errors="coerce")
-    per_case = diffs.groupby(p["item"].to_numpy(), sort=False).mean()
+    # grouped on integer codes: pandas would put the ids into its string dtype, which
+    # cannot hold a lone surrogate
+    per_case = diffs.groupby(group_codes([p["item"].to_numpy(dtype=object)]), sort=False).mean()
     averaged = len(per_case) < len(diffs)
     values = np.clip(per_case.to_numpy(dtype=float), -1.0, 1.0)
     k = np.rint(values / width).astype(int)

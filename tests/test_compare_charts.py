@@ -125,6 +125,19 @@ def test_differences_average_repeats_per_case():
     assert data["count"].sum() == 2
 
 
+
+@pytest.mark.parametrize("items", [["x", "y"], ["\ud800", "\udc00"], ["\ud800", "\ud800x"]],
+                         ids=["plain", "lone surrogates", "a surrogate and a longer id"])
+def test_differences_per_case_group_ids_whatever_their_text(items):
+    """Cases are grouped on integer codes: ids in a pandas groupby key went into its
+    string dtype, which cannot hold a lone surrogate."""
+    pairs = pd.DataFrame({
+        "item": pd.Series([items[0]] * 3 + [items[1]] * 3, dtype=object), "grader": "exact",
+        "diff": [1.0, 0, 0, -1, -1, -1], "outcome": ["win", "tie", "tie", "loss", "loss", "loss"], "paired": True,
+    })
+    data, averaged = cc.difference_data(pairs, "exact")
+    assert averaged and dict(zip(np.round(data["centre"], 2), data["count"])) == {-1.0: 1, 0.35: 1}
+
 WIDE = (
     "id,expected,output,output_b\n"
     "1,Paris,Paris,paris\n"

@@ -133,6 +133,8 @@ HAND = {
     "lone surrogate and NUL": (["a\ud800 b\x00c"], "a\ud800 b\x00"),
     "trailing whitespace": (["the end\n"], "the end  "),
     "html entities": (["&amp; &lt;b&gt;"], "& <b>"),
+    "only <skipped> (13a leaves no token)": (["<skipped>"], "<skipped>"),
+    "a C0 separator is whitespace": (["\x1c a \x1f"], "a"),
 }
 
 

@@ -605,12 +605,14 @@ def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
 def _json_result(rows: list[dict[str, str]], records: list[int], unreadable: list[tuple[int, str]],
                  columns: dict[str, None], fmt: str) -> ResultsFile:
     n = len(rows)
-    data: dict[str, np.ndarray] = {}
-    for col in columns:
+    data: dict[int, np.ndarray] = {}
+    for i, col in enumerate(columns):
         arr = np.empty(n, dtype=object)
         arr[:] = [row.get(col) for row in rows]
-        data[col] = arr
-    frame = pd.DataFrame(data, index=pd.RangeIndex(n), columns=list(columns), dtype=object, copy=False)
+        data[i] = arr
+    frame = pd.DataFrame(data, index=pd.RangeIndex(n), columns=range(len(columns)), dtype=object, copy=False)
+    # Names held as objects: pandas' string dtype cannot hold a JSON key's lone surrogate.
+    frame.columns = pd.Index(list(columns), dtype=object)
     return ResultsFile(
         frame=frame,
         records=tuple(records),

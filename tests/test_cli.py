@@ -205,6 +205,25 @@ def test_a_lone_surrogate_in_a_cell_prints_and_writes_as_its_escape(tmp_path):
     assert list(json.loads(summary.read_text(encoding="utf-8"))["systems"]) == ["v\ud800"]
 
 
+@pytest.mark.parametrize("body", [
+    b'{"id": "a", "output": "x", "k\\ud800": "x"}\n',                       # JSON lines
+    b'[{"id": "a", "output": "x", "k\\ud800": "x"}]',                        # a JSON array
+    b'{"rows": [{"id": "a", "output": "x", "meta": {"k\\ud800": "x"}}]}',   # a dotted column
+])
+def test_a_lone_surrogate_in_a_column_name(tmp_path, capsys, body):
+    """A JSON key may hold "\\ud800" too: the column's name is kept (pandas' string dtype
+    cannot hold it, so the names are objects), it can be mapped, and it prints escaped."""
+    f = write(tmp_path / "s.json", body)
+    name = "meta.k\ud800" if b"meta" in body else "k\ud800"
+    cfg = write(tmp_path / "c.json", json.dumps({"graders": [{"name": "exact"}], "columns": {"expected": name}}).encode())
+    out = tmp_path / "o.csv"
+    code, stdout, err = run(["score", f, "--config", cfg, "--out", out], capsys)
+    assert code == 0 and "Traceback" not in err, err
+    assert pd.read_csv(out, dtype=str, keep_default_na=False)["pass"].tolist() == ["true"]
+    code, _, err = run(["score", f, "--grader", "exact", "--out", out], capsys)  # expected left unmapped
+    assert code == 2 and name.encode("utf-8", "backslashreplace").decode() in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("command", ["score", "compare"])
 @pytest.mark.parametrize("field", ["version", "id"])
 def test_a_lone_surrogate_with_corpus_graders(tmp_path, capsys, command, field):

@@ -279,6 +279,19 @@ def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
     ]
 
 
+def test_an_unpaired_id_with_a_line_break_prints_as_a_json_string(tmp_path, capsys):
+    """One case per line: an id holding CR or LF would otherwise break the report's lines."""
+    records = [{"id": "x", "version": "v1", "expected": "a", "output": "a"},
+               {"id": "x", "version": "v2", "expected": "a", "output": "a"},
+               {"id": "two\nlines", "version": "v1", "expected": "a", "output": "a"},
+               {"id": "cr\r", "version": "v2", "expected": "a", "output": "a"}]
+    f = tmp_path / "l.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in records))
+    assert main(["compare", str(f), "--grader", "exact", "--out", str(tmp_path / "o.csv")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2:] == ['  1 case only in v1: "two\\nlines"', '  1 case only in v2: "cr\\r"']
+
+
 def test_the_summary_holds_each_sides_run_summary(tmp_path, capsys):
     """Beside the comparison, each side's counts as `gradeboard score` writes them (SPEC §7),
     corpus BLEU and chrF per side, and unknown assertion kinds (scored per side, not compared)."""

@@ -24,6 +24,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from .jsonparse import encodable
 from .rows import group_codes
 
 HEATMAP_ABOVE = 5000  # pairs; above this the scatter becomes a heat map
@@ -81,7 +82,7 @@ def scatter_chart(pairs: pd.DataFrame, grader: str, label_a: str = "A", label_b:
                   title: str | None = None, heatmap_above: int = HEATMAP_ABOVE) -> alt.LayerChart:
     """Score A (x) against score B (y) for ``grader``; points above the diagonal are B higher."""
     data, kind = scatter_data(pairs, grader, heatmap_above=heatmap_above)
-    x_title, y_title = f"Score A ({label_a})", f"Score B ({label_b})"
+    x_title, y_title = f"Score A ({encodable(label_a)})", f"Score B ({encodable(label_b)})"
     scale = alt.Scale(domain=[-0.05, 1.05], nice=False)
     if kind == "bubbles":
         marks = alt.Chart(data).mark_circle(opacity=0.7, color="#4c78a8").encode(
@@ -126,7 +127,8 @@ def outcome_chart(pairs: pd.DataFrame, label_a: str = "A", label_b: str = "B", *
                   graders: Sequence[str] | None = None, labels: dict[str, str] | None = None) -> alt.Chart:
     """Wins (A higher), ties and losses (B higher) per metric, as stacked horizontal bars."""
     data = outcome_data(pairs, graders, labels)
-    names = {"win": f"A higher ({label_a})", "tie": "tie", "loss": f"B higher ({label_b})"}
+    # a version's lone surrogate as \ud800: the chart goes to the browser as UTF-8
+    names = {"win": f"A higher ({encodable(label_a)})", "tie": "tie", "loss": f"B higher ({encodable(label_b)})"}
     data["result"] = data["outcome"].map(names)
     metrics = list(dict.fromkeys(data["metric"]))
     return alt.Chart(data).mark_bar().encode(

@@ -45,7 +45,7 @@ def pass_rate_url(k: int, n: int, *, label: str | None = None, confidence: float
         query["confidence"] = f"{confidence:g}"
     if label:
         query["label"] = label
-    return "pass_rate?" + urlencode(query)
+    return "pass_rate?" + urlencode(query, errors="backslashreplace")  # a version's lone surrogate as \ud800
 
 
 def pass_counts(comparison: Comparison) -> dict[str, tuple[int, int, int]]:

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .jsonparse import encodable
 from .registry import get_spec, resolve_params
 
 # The pass-or-fail graders the overall row summarizes (SPEC §5); valid_json is not one.
@@ -138,7 +139,9 @@ class RunConfig:
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+        """The configuration as JSON text; a column name's lone surrogate (a JSON key's
+        "\\ud800") is written as that escape, so the text encodes as UTF-8 and reads back."""
+        return encodable(json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
 
 
 def mapping_dict(mapping: Mapping[str, str | None]) -> dict[str, str | None]:

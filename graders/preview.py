@@ -36,11 +36,14 @@ def preview_pairs(expected: Sequence[str], outputs: Sequence[str], pipeline: str
     steps = resolve_pipeline(pipeline)
     norm = compose(steps)
     expected, outputs = [str(e) for e in expected], [str(o) for o in outputs]
+    def texts(values: list[str]) -> pd.Series:  # objects: pandas' string dtype cannot hold a lone surrogate
+        return pd.Series(values, dtype=object)
+
     return pd.DataFrame({
-        "expected": expected,
-        "output": outputs,
-        "expected_normalized": [norm(e) for e in expected],
-        "output_normalized": [norm(o) for o in outputs],
+        "expected": texts(expected),
+        "output": texts(outputs),
+        "expected_normalized": texts([norm(e) for e in expected]),
+        "output_normalized": texts([norm(o) for o in outputs]),
         "exact": [e == o for e, o in zip(expected, outputs)],
         "normalized": check_many([(e,) for e in expected], outputs, steps),
     }, columns=list(PREVIEW_COLUMNS))
@@ -94,7 +97,9 @@ def effect_examples(
         normed = [norm(r) for r in refs[i]]
         k = normed.index(o) if o in normed else 0
         out.append((int(i), refs[i][k], outputs[i], normed[k], o))
-    return pd.DataFrame(out, columns=["position", "expected", "output", "expected_normalized", "output_normalized"])
+    columns = ["position", "expected", "output", "expected_normalized", "output_normalized"]
+    frame = pd.DataFrame(out, columns=columns, dtype=object)  # a cell may hold a lone surrogate
+    return frame.astype({"position": np.int64})
 
 
 def step_effects(

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import shlex
 
 import pandas as pd
 import streamlit as st
@@ -41,7 +42,7 @@ from graders.compare_view import (
 from graders.config import ConfigError, RunConfig
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
-from ui import graders_form, loading, scoring, views
+from ui import display, graders_form, loading, scoring, views
 from ui.detail import row_detail
 
 PREFIX = "compare"
@@ -96,12 +97,14 @@ def seed_mapping(file) -> None:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping_json: str,
-                      version_a: str | None, version_b: str | None, resamples: int, seed: int) -> Comparison | str:
-    """The comparison, or the one message saying why it cannot be made."""
+                      _version_a: str | None, _version_b: str | None, resamples: int, seed: int) -> Comparison | str:
+    """The comparison, or the one message saying why it cannot be made. ``key`` holds the
+    versions (JSON, escaped): they are not hashed as they are, since Streamlit's hash
+    encodes them as UTF-8, which a version's lone surrogate ("\\ud800") cannot be."""
     ss["gb_compare_count"] = ss.get("gb_compare_count", 0) + 1
     try:
-        return compare_prepared(_prepared, _config, json.loads(mapping_json), version_a=version_a,
-                                version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS,
+        return compare_prepared(_prepared, _config, json.loads(mapping_json), version_a=_version_a,
+                                version_b=_version_b, resamples=resamples, seed=seed, workers=WORKERS,
                                 start_method=START_METHOD)
     except (CompareError, ConfigError, MappingError) as e:
         return str(e)
@@ -111,10 +114,11 @@ def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def cached_sensitivity(key: str, _prepared: Prepared, _graders: tuple, mapping_json: str,
-                       version_a: str | None, version_b: str | None, resamples: int, seed: int) -> pd.DataFrame | str:
+                       _version_a: str | None, _version_b: str | None, resamples: int, seed: int) -> pd.DataFrame | str:
+    """As ``cached_comparison``: the versions are in ``key``."""
     try:
-        return sensitivity(_prepared, json.loads(mapping_json), _graders, version_a=version_a,
-                           version_b=version_b, resamples=resamples, seed=seed, workers=WORKERS,
+        return sensitivity(_prepared, json.loads(mapping_json), _graders, version_a=_version_a,
+                           version_b=_version_b, resamples=resamples, seed=seed, workers=WORKERS,
                            start_method=START_METHOD)
     except (CompareError, ConfigError, MappingError) as e:
         return str(e)
@@ -167,9 +171,10 @@ if isinstance(prepared, str):
 st.header("A and B")
 version_a = version_b = None
 if mapping.get("output_b"):
-    versions = (f" Each row of every version (`{mapping['version']}`) pairs its two outputs; a case is (id, version)."
+    versions = (f" Each row of every version ({display.code(mapping['version'])}) pairs its two outputs; a case is (id, version)."
                 if mapping.get("version") else "")
-    st.markdown(f"Wide file: **A** = column `{mapping['output']}`, **B** = column `{mapping['output_b']}`.{versions} "
+    st.markdown(f"Wide file: **A** = column {display.code(mapping['output'])}, **B** = column "
+                f"{display.code(mapping['output_b'])}.{versions} "
                 "To compare versions of a long file instead, set *Second model output* to none under Columns.")
 elif len(prepared.systems) >= 2:
     systems = list(prepared.systems)
@@ -177,8 +182,8 @@ elif len(prepared.systems) >= 2:
         if ss.get(w(side)) not in systems:
             ss[w(side)] = default
     c1, c2 = st.columns(2)
-    version_a = c1.selectbox("A (version)", systems, key=w("side_a"), persist_state=PERSIST)
-    version_b = c2.selectbox("B (version)", systems, key=w("side_b"), persist_state=PERSIST)
+    version_a = c1.selectbox("A (version)", systems, key=w("side_a"), persist_state=PERSIST, format_func=display.text)
+    version_b = c2.selectbox("B (version)", systems, key=w("side_b"), persist_state=PERSIST, format_func=display.text)
 ss.setdefault(w("resamples"), 2000)
 ss.setdefault(w("seed"), 0)
 c1, c2 = st.columns(2)
@@ -205,7 +210,7 @@ if isinstance(comparison, str):
 a, b = comparison.label_a, comparison.label_b
 paired = comparison.unpaired["paired_cases"]
 st.header("Metrics")
-st.markdown(f"**A** = `{a}`, **B** = `{b}` ({comparison.source} file) · {paired:,} paired cases · "
+st.markdown(f"**A** = {display.code(a)}, **B** = {display.code(b)} ({comparison.source} file) · {paired:,} paired cases · "
             f"{comparison.resamples:,} bootstrap resamples, seed {comparison.seed}.")
 if any(m.stats.clustered for m in comparison.metrics.values()):
     st.info("Repeats found: the intervals and p-values resample whole cases with all their repeats "
@@ -215,12 +220,13 @@ for side, who in (("a_only", a), ("b_only", b)):
     if u["count"]:
         more = f" (first {len(u['keys'])})" if u["count"] > len(u["keys"]) else ""
         cases = "case" if u["count"] == 1 else "cases"
-        st.warning(f"{u['count']:,} {cases} only in {who}, left out of every figure{more}: {', '.join(u['keys'])}")
+        st.warning(f"{u['count']:,} {cases} only in {display.md(who)}, left out of every figure{more}: "
+                   + ", ".join(display.md(k) for k in u["keys"]))
 
 table = metric_table(comparison)
 link_help = "Passes of the paired n; opens the pass-rate page with the count filled in."
 st.dataframe(
-    table.style.map(reading_css, subset=["Reading"]),
+    display.frame(table).style.map(reading_css, subset=["Reading"]),
     hide_index=True, width="stretch",
     column_config={
         "Mean A": st.column_config.NumberColumn(format="%.3f"),
@@ -253,7 +259,7 @@ def counts_links(name: str) -> str:
     return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
 
 
-st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG.get(r, r)}: {m.words}{counts_links(name)}"
+st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG.get(r, r)}: {display.md(m.words)}{counts_links(name)}"
                       for (name, m), r in zip(comparison.metrics.items(), table["Reading"])))
 left = comparison.prepared.left_out.total
 if left:
@@ -335,16 +341,16 @@ if drawable:
         shown = rows.drop(columns=["record_a", "record_b"])
         shown = shown if shown["repeat"].astype(bool).any() else shown.drop(columns="repeat")
         event = st.dataframe(
-            shown.rename(columns={"output_a": f"A: {a}", "output_b": f"B: {b}"}),
+            display.frame(shown.rename(columns={"output_a": f"A: {a}", "output_b": f"B: {b}"})),
             hide_index=True, on_select="rerun", selection_mode="single-row", key="gb_compare_review_table",
             width="stretch",
         )
         picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
         row = rows.iloc[picked[0] if picked and picked[0] < len(rows) else 0]
         d = pair_detail(comparison, row["record_a"], row["record_b"])
-        st.markdown(f"#### Case {row['item']}" + (f" · repeat {row['repeat']}" if row["repeat"] else ""))
+        st.markdown(f"#### Case {display.md(row['item'])}" + (f" · repeat {display.md(row['repeat'])}" if row["repeat"] else ""))
         if d["input"]:
-            st.caption(f"Input: {d['input']}")
+            st.caption(f"Input: {display.md(d['input'], breaks=' ')}")
         row_detail(d["expected"], {f"A: {k}" if k == a else f"B: {k}": v for k, v in d["outputs"].items()},
                    d["grades"])
         if len(d["refs"]) > 1:
@@ -364,11 +370,12 @@ def comparison_csv() -> bytes:
 c1, c2, c3 = st.columns(3)
 c1.download_button("Comparison CSV", data=comparison_csv, file_name="comparison.csv", mime="text/csv",
                    on_click="ignore", key="gb_dl_compare_csv")
-c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(), indent=2, ensure_ascii=False),
+c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(), indent=2, ensure_ascii=False)
+                   .encode("utf-8", "backslashreplace"),
                    file_name="comparison.summary.json", mime="application/json", on_click="ignore",
                    key="gb_dl_compare_summary")
 c3.download_button("Configuration JSON", data=config.to_json(), file_name="gradeboard.config.json",
                    mime="application/json", on_click="ignore", key="gb_dl_compare_config")
-versions = f" --a {version_a} --b {version_b}" if version_a else ""
+versions = f" --a {shlex.quote(display.text(version_a))} --b {shlex.quote(display.text(version_b))}" if version_a else ""
 st.caption("The configuration reproduces this comparison: `gradeboard compare FILE --config gradeboard.config.json"
            f"{versions} --resamples {resamples} --seed {seed} --out comparison.csv --summary comparison.summary.json`.")

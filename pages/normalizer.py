@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -28,6 +29,7 @@ from graders.normalized import pipeline_name
 from graders.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
 from graders.rows import MappingError, prepare
 from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
+from ui import display
 from ui.loading import load_file_widget, mapping_widget
 
 ss = st.session_state
@@ -181,27 +183,32 @@ if file is not None and mapping:
             f"Normalized ({label}): {rate_link(passes_after, effect.rows, 'normalized ' + pipeline_name(steps))} pass. "
             "A pipeline never turns a pass into a fail: equal texts stay equal."
         )
-        systems = rows["system"].astype(str)
-        if systems.nunique() > 1:
-            fails = pd.concat([systems.iloc[effect.turned_rows], systems.iloc[effect.still_rows]])
+        # counted on integer codes: pandas' string dtype, where value_counts would put the
+        # systems, cannot hold a version's lone surrogate ("\ud800" in JSON)
+        systems, items = rows["system"].to_numpy(dtype=object), rows["item"].to_numpy(dtype=object)
+        codes, names = pd.factorize(systems)
+        if len(names) > 1:
+            fails = np.concatenate([effect.turned_rows, effect.still_rows])
             by = pd.DataFrame({
-                "exact fails": fails.value_counts(sort=False),
-                "turned into passes": systems.iloc[effect.turned_rows].value_counts(sort=False),
-            }).reindex(systems.unique()).fillna(0).astype(int).rename_axis("system").reset_index()
-            st.dataframe(by, hide_index=True)
+                "system": pd.Series(names, dtype=object),
+                "exact fails": np.bincount(codes[fails], minlength=len(names)),
+                "turned into passes": np.bincount(codes[effect.turned_rows], minlength=len(names)),
+            })
+            st.dataframe(display.frame(by), hide_index=True)
         if effect.turned:
             st.subheader(f"Fails turned into passes ({min(effect.turned, EXAMPLES)} of {effect.turned:,})")
             ex = effect_examples(refs, outputs, effect.turned_rows, steps, limit=EXAMPLES)
-            ex.insert(0, "item", rows["item"].iloc[ex["position"]].astype(str).to_numpy())
-            ex.insert(1, "system", systems.iloc[ex["position"]].to_numpy())
-            st.dataframe(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
-                                                             "output_normalized"]), hide_index=True)
+            ex.insert(0, "item", pd.Series(items[ex["position"].to_numpy()], index=ex.index, dtype=object))
+            ex.insert(1, "system", pd.Series(systems[ex["position"].to_numpy()], index=ex.index, dtype=object))
+            st.dataframe(display.frame(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
+                                                                           "output_normalized"])), hide_index=True)
         if effect.still_failing:
             with st.expander(f"Still failing after the pipeline ({effect.still_failing:,})"):
                 ex = effect_examples(refs, outputs, effect.still_rows, steps, limit=EXAMPLES)
-                ex.insert(0, "item", rows["item"].iloc[ex["position"]].astype(str).to_numpy())
-                st.dataframe(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
-                                                                 "output_normalized"]), hide_index=True)
+                ex.insert(0, "item", pd.Series(items[ex["position"].to_numpy()], index=ex.index, dtype=object))
+                st.dataframe(display.frame(shown(ex.drop(columns="position"), ["expected", "output",
+                                                                               "expected_normalized",
+                                                                               "output_normalized"])), hide_index=True)
         if steps and effect.exact_fails and st.toggle(
             "What each step does here", key="gb_norm_per_step",
             help="Runs each step alone, and the pipeline without each step, over the exact fails.",

@@ -12,6 +12,8 @@ import streamlit as st
 from graders.nearmiss import PROBE_CODES
 from graders.text import describe_char, first_difference, visible
 
+from . import display
+
 MAX_CHARS = 4000  # longer texts are shown around the first difference
 VERDICTS = {"pass": "pass", "fail": "fail", "not_judged": "not judged", "error": "error", "scored": "scored"}
 
@@ -98,8 +100,8 @@ def row_detail(
         st.caption(f"{len(expected)} characters")
     for col, (label, out) in zip(cols[1:], outputs.items()):
         with col:
-            st.markdown(f"**{label}**")
+            st.markdown(f"**{display.md(label)}**")
             st.markdown(marked_html(out, ats[label]), unsafe_allow_html=True)
             st.caption(f"{len(out)} characters. " + difference_words(expected, out))
     if grades:
-        st.table(grades_frame(grades).set_index("Grader"))  # a static table: explanations wrap
+        st.table(display.frame(grades_frame(grades).set_index("Grader")))  # a static table: explanations wrap

@@ -30,7 +30,7 @@ import streamlit as st
 from graders.columns import ROLES, suggest_mapping
 from graders.readers import ResultsFile, ResultsFileError, read_results
 
-from . import count
+from . import count, display
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # The one-click samples: file name -> button label.
@@ -136,7 +136,7 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
         f"{count(len(file.columns), 'column')}."
     )
     with st.expander(f"Preview (first {min(PREVIEW_ROWS, len(file.frame))} rows)"):
-        st.dataframe(file.frame.head(PREVIEW_ROWS), hide_index=True)
+        st.dataframe(display.frame(file.frame.head(PREVIEW_ROWS)), hide_index=True)
     return file
 
 
@@ -172,7 +172,8 @@ def mapping_widget(file: ResultsFile, key: str) -> dict[str, str | None]:
         k = _map_key(key, role)
         if ss.get(k) not in options:
             ss[k] = NONE_LABEL
-        choice = cols[i % 3].selectbox(ROLE_LABELS.get(role, role), options, key=k, persist_state="session")
+        choice = cols[i % 3].selectbox(ROLE_LABELS.get(role, role), options, key=k, persist_state="session",
+                                        format_func=display.text)
         mapping[role] = None if choice == NONE_LABEL else choice
     ss["gb_mapping"], ss["gb_mapping_for"] = mapping, digest
     return mapping

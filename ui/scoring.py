@@ -54,7 +54,7 @@ from graders.config import RunConfig, mapping_dict
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers import ResultsFile
 from graders.rows import MappingError, Prepared, prepare
-from graders.summary import scorer_stats
+from graders.summary import positions_by_value, scorer_stats
 from graders.sweeps import numeric_tolerance_sweep
 
 from .views import haystack
@@ -102,7 +102,8 @@ class Job:
 
 
 def _digest(*parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:24]
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]  # a column name may hold one
 
 
 def score_key(file_hash: str, mapping: Mapping[str, str | None], base: RunConfig) -> str:
@@ -234,7 +235,7 @@ def _split(run: ScoreRun, key: str) -> dict[str, pd.DataFrame]:
     memo = ss.get("gb_split")
     if memo is None or memo[0] != key:
         scored = run.scored
-        groups = scored.groupby("scorer", sort=False).indices
+        groups = positions_by_value(scored["scorer"].to_numpy(dtype=object))
         memo = (key, {str(name): scored.iloc[idx] for name, idx in groups.items()})
         ss["gb_split"] = memo
     return memo[1]
@@ -244,8 +245,10 @@ def _stats(frame: pd.DataFrame, systems: tuple[str, ...]) -> tuple[dict[str, Any
     overall = scorer_stats(frame["status"], frame["score"], frame["near_miss"])
     if len(systems) == 1:
         return overall, {systems[0]: overall}
-    by_system = {str(sys_): scorer_stats(p["status"], p["score"], p["near_miss"])
-                 for sys_, p in frame.groupby("system", sort=False)}
+    # positions_by_value, not groupby: a system may hold a lone surrogate ("\ud800" in JSON),
+    # which pandas' string dtype, where groupby puts the keys, cannot hold
+    by_system = {str(sys_): scorer_stats(frame["status"].iloc[at], frame["score"].iloc[at], frame["near_miss"].iloc[at])
+                 for sys_, at in positions_by_value(frame["system"].to_numpy(dtype=object)).items()}
     return overall, by_system
 
 

@@ -24,7 +24,7 @@ from graders.batch import scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
-from . import count
+from . import count, display
 from .detail import row_detail
 
 FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored")
@@ -39,7 +39,7 @@ def label(scorer: str) -> str:
 
 
 def pass_rate_link(k: int, n: int, what: str) -> str:
-    return "pass_rate?" + urlencode({"k": k, "n": n, "label": what})
+    return "pass_rate?" + urlencode({"k": k, "n": n, "label": what}, errors="backslashreplace")
 
 
 def _pct(x: float | None) -> str:
@@ -72,7 +72,7 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
             ci = c.get("pass_rate_ci95")
             rate_text = "–" if rate is None else f"{_pct(rate)} [{_pct(ci[0])}, {_pct(ci[1])}]"
             mean = c.get("mean_score")
-            cells = ([system] if several else []) + [
+            cells = ([display.md(system)] if several else []) + [
                 f"**{label(name)}**" if not several else label(name),
                 f"{c['graded']:,}",
                 link(c["passed"], decided, "passed"),
@@ -83,7 +83,7 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
                 "–" if mean is None else f"{mean:.3f}",
                 rate_text,
             ]
-            lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in cells) + " |")
+            lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -114,7 +114,7 @@ def corpus_section(view: Mapping[str, Any]) -> None:
             if name not in figures:
                 continue
             f = figures[name]
-            of = f" · {system}" if len(corpus) > 1 else ""
+            of = f" · {display.md(system)}" if len(corpus) > 1 else ""
             cols[i].metric(f"Corpus {words}{of}", "–" if f["corpus"] is None else f"{f['corpus']:.3f}")
             cols[i + 1].metric(f"Mean sentence {words}{of}", "–" if f["mean_sentence"] is None else f"{f['mean_sentence']:.3f}")
             i += 2
@@ -126,7 +126,7 @@ def unknown_assertions_section(view: Mapping[str, Any]) -> None:
     unknown = view["summary"].get("unknown_assertions") or {}
     if unknown:
         st.subheader("Assertion kinds not run")
-        st.dataframe(pd.DataFrame({"kind": list(unknown), "rows": list(unknown.values())}), hide_index=True)
+        st.dataframe(display.frame(pd.DataFrame({"kind": list(unknown), "rows": list(unknown.values())})), hide_index=True)
         st.caption("Listed and counted, never counted as passes.")
 
 
@@ -154,7 +154,7 @@ def near_miss_section(view: dict[str, Any]) -> None:
         frame = frame.drop(columns=["System"])
     if frame["Repeat"].eq("").all():
         frame = frame.drop(columns=["Repeat"])
-    st.dataframe(frame, hide_index=True)
+    st.dataframe(display.frame(frame), hide_index=True)
     if total > NEAR_ROWS:
         st.caption(f"First {NEAR_ROWS} of {total:,}; the filter view lists them all.")
 
@@ -248,7 +248,8 @@ SEARCHED = ("item", "input", "expected", "output")
 
 def haystack(rows: pd.DataFrame) -> pd.Series:
     """Each case's searchable text, casefolded: id, input, expected and output."""
-    parts = [rows[c].fillna("").astype(str) for c in SEARCHED if c in rows.columns]
+    # object, not str: pandas' string dtype cannot hold a lone surrogate ("\ud800" in JSON)
+    parts = [rows[c].fillna("").astype(object) for c in SEARCHED if c in rows.columns]
     text = parts[0]
     for p in parts[1:]:
         text = text + "\x00" + p
@@ -337,7 +338,7 @@ def filter_section(view: dict[str, Any]):
     st.caption(f"{count:,} of {total:,} scored rows"
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
                + ". Select a row to see it in detail.")
-    event = st.dataframe(_table(shown), hide_index=True, on_select="rerun", selection_mode="single-row",
+    event = st.dataframe(display.frame(_table(shown)), hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="gb_filter_table", width="stretch")
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if picked and picked[0] < len(shown):
@@ -363,10 +364,10 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
     grades = [(label(s), st_, sc, ex, nm) for s, st_, sc, ex, nm in
               zip(same["scorer"], same["status"], same["score"], same["explanation"], same["near_miss"])]
     refs = list(case["refs"])
-    st.markdown(f"#### Case {case['item']}" + (f" · {case['system']}" if case["system"] else "")
-                + (f" · repeat {case['repeat']}" if case["repeat"] else ""))
+    st.markdown(f"#### Case {display.md(case['item'])}" + (f" · {display.md(case['system'])}" if case["system"] else "")
+                + (f" · repeat {display.md(case['repeat'])}" if case["repeat"] else ""))
     if case.get("input"):
-        st.caption(f"Input: {case['input']}")
+        st.caption(f"Input: {display.md(case['input'])}")
     row_detail(refs[0] if refs else "", {f"Output ({case['output_column']})": case["output"]}, grades)
     if len(refs) > 1:
         st.caption("Other references: " + " · ".join(repr(r) for r in refs[1:]))

@@ -1,0 +1,98 @@
+"""Text and tables made safe to send to the browser.
+
+Streamlit sends text as UTF-8 (protobuf messages, Arrow tables), and UTF-8 cannot hold a
+lone surrogate, which a JSON results file can carry as ``"\\ud800"`` (an emoji cut in
+half by a model's token limit, say). Before any cell of the user's data reaches a
+Streamlit element it passes through ``text`` or ``frame``: each lone surrogate is shown
+as its escape ``\\ud800``, as the scored CSV writes it. Only what is shown changes; the
+data the graders score and the downloads hold stay exactly as read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from graders.jsonparse import encodable
+
+__all__ = ["frame", "md", "text"]
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them
+# all keeps a cell's ``*``, ``_``, ``[``, ``|``, ``$`` or ``:red[…]`` from turning into
+# formatting, a link, a table column, LaTeX or a Streamlit colour directive.
+_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def _clean(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def text(s: Any) -> Any:
+    """``s`` with each lone surrogate written as its escape; anything not a string as is."""
+    return s if not isinstance(s, str) or _clean(s) else encodable(s)
+
+
+_BREAKS = re.compile(r"\r\n|\r|\n")
+_MARKS = {"\r\n": "⟨CR⟩⟨LF⟩", "\r": "⟨CR⟩", "\n": "⟨LF⟩"}
+
+
+def md(s: Any, *, breaks: str | None = None) -> str:
+    """``s`` as literal Markdown text on one line: lone surrogates escaped (``text``), every
+    ASCII punctuation character backslash-escaped, each line break shown as ``⟨LF⟩`` /
+    ``⟨CR⟩`` (an id or a version name) or replaced by ``breaks`` (a prompt: ``" "``)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", str(text(s)))
+    return _BREAKS.sub(lambda m: _MARKS[m.group()] if breaks is None else breaks, escaped)
+
+
+def code(s: Any) -> str:
+    """``s`` as a Markdown code span, whatever backticks it holds (the fence is one longer
+    than its longest run); lone surrogates escaped, line breaks shown as in ``md``."""
+    body = _BREAKS.sub(lambda m: _MARKS[m.group()], str(text(s)))
+    fence = "`" * (max((len(r) for r in re.findall("`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _column(values: pd.Series) -> pd.Series | None:
+    """The escaped column, or None when it has nothing to escape (one join and one encode
+    for a column of strings, so a clean table costs almost nothing)."""
+    cells = values.tolist()
+    try:
+        if _clean("".join(cells)):
+            return None
+    except TypeError:  # not all strings: numbers, None, lists
+        strings = [c for c in cells if isinstance(c, str)]
+        if _clean("".join(strings)):
+            return None
+    return pd.Series([text(c) for c in cells], index=values.index, dtype=object, name=values.name)
+
+
+def frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every lone surrogate in its text cells, column names and index escaped;
+    ``df`` itself when there is none (the usual case: nothing is copied)."""
+    out = df
+    for i, column in enumerate(df.columns):
+        dtype = df.dtypes.iloc[i]
+        if dtype != object and not isinstance(dtype, pd.StringDtype):
+            continue
+        fixed = _column(df.iloc[:, i])
+        if fixed is not None:
+            if out is df:
+                out = df.copy()
+            out.isetitem(i, fixed)
+    names = [text(c) for c in df.columns]
+    if names != list(df.columns):
+        out = out.copy() if out is df else out
+        out.columns = names
+    if df.index.dtype == object:
+        fixed = _column(pd.Series(df.index, dtype=object))
+        if fixed is not None:
+            out = out.copy() if out is df else out
+            out.index = pd.Index(fixed.tolist(), dtype=object, name=text(df.index.name))
+    return out

@@ -2,7 +2,8 @@
 
 ``ui.loading`` loads a results file and maps its columns, ``ui.detail`` shows one row in
 detail, ``ui.graders_form`` builds the grader configuration from the registry and
-``ui.scoring`` runs the cached scoring behind the Score page. Scoring logic lives in
+``ui.scoring`` runs the cached scoring behind the Score page, and ``ui.display`` makes
+the user's text safe to show (lone surrogates escaped, Markdown literal). Scoring logic lives in
 ``graders``; these modules only arrange widgets around it.
 """
 

@@ -97,9 +97,11 @@ def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Seq
     return block if inverse is None else block.take(inverse)
 
 
-def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
+def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], explain: bool = True) -> Block:
     spec = get_spec(gc.name)
     if spec.batch is not None:
+        if not explain and spec.defers_explanations:
+            return spec.batch(refs, outputs, explain=False, **gc.resolved)
         return spec.batch(refs, outputs, **gc.resolved)
     params = gc.resolved
     return Block.from_grades([run(spec, r, o, params) for r, o in zip(refs, outputs)])
@@ -205,7 +207,7 @@ def _collector_paused() -> Any:
             collector.enable()
 
 
-def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) -> dict[str, np.ndarray]:
+def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, explain: bool = True) -> dict[str, np.ndarray]:
     """Score one chunk of rows; return the scored columns as object arrays (row-major by case)."""
     refs = list(rows["refs"])
     outputs = list(rows["output"])
@@ -217,7 +219,7 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
     shared = shared_parses() if sum(gc.name in JSON_PARSERS for gc in config.graders) > 1 else nullcontext()
     with shared:
         for gc in config.graders:
-            block = _grade_unique(gc, urefs, uouts)
+            block = _grade_unique(gc, urefs, uouts, explain)
             if inverse is not None:
                 block = block.take(inverse)
             cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
@@ -228,35 +230,61 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool) ->
         cells.add("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]})
     k = len(cells.cols["scorer"])
     out: dict[str, Any] = {name: _interleave(parts, n) for name, parts in cells.cols.items()}
-    for name in ("item", "system", "repeat", "record"):
-        out[name] = np.repeat(_objects(rows[name], n), k)
-    if include_output:
-        out["output"] = np.repeat(_objects(outputs, n), k)
+    pos = np.repeat(np.arange(n), k)  # each scored row's row in the chunk
 
     # Per-row assertions: extra scorers on their row, placed after the row's graders.
     if "assertions" in rows.columns and any(rows["assertions"]):
         out = {name: col.tolist() for name, col in out.items()}
-        out["_order"] = np.repeat(np.arange(n), k).tolist()
-        items, systems, repeats, records = list(rows["item"]), list(rows["system"]), list(rows["repeat"]), list(rows["record"])
-        extra = 0
+        at = pos.tolist()
         for i, assertions in enumerate(rows["assertions"]):
             for j, a in enumerate(assertions or ()):
                 g, meta = run_assertion(a, refs[i], outputs[i])
                 score, passed, err, near = grade_cells(g)
                 for name, value in (
-                    ("item", items[i]), ("system", systems[i]), ("repeat", repeats[i]), ("record", records[i]),
                     ("scorer", scorer_name(j, str(a.get("type", "")))), ("score", score), ("pass", passed),
                     ("error", err), ("near_miss", near), ("explanation", g.explanation),
                     ("metadata", json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)),
-                    ("status", g.status), ("details", dict(g.details)), ("_order", i),
+                    ("status", g.status), ("details", dict(g.details)),
                 ):
                     out[name].append(value)
-                if include_output:
-                    out["output"].append(outputs[i])
-                extra += 1
-        order = np.argsort(np.asarray(out.pop("_order")), kind="stable")
+                at.append(i)
+        order = np.argsort(np.asarray(at), kind="stable")
         out = {name: _objects(map(col.__getitem__, order), len(order)) for name, col in out.items()}
+        pos = np.asarray(at)[order]
+    out["_pos"] = pos
+    # The row's own cells: only the columns the chunk was sent (``_sent_columns``); the
+    # parent fills in the rest from ``_pos`` (``_attach_rows``).
+    for name in ROW_COLUMNS:
+        if name in rows.columns:
+            out[name] = _objects(rows[name], n)[pos]
+    if include_output:
+        out["output"] = _objects(outputs, n)[pos]
     return out
+
+
+# The scored rows' cells that are their source row's: a worker leaves them out of what it
+# sends back (the parent has the rows), and is sent only those it needs.
+ROW_COLUMNS = ("item", "system", "repeat", "record")
+
+
+def _sent_columns(rows: pd.DataFrame, back: "_Return") -> list[str]:
+    """The columns of the rows a forkserver worker needs for ``back``: the pairs, the
+    assertions, the system for the corpus sums, the ids for the scored file's lines."""
+    cols = ["refs", "output"] + (["assertions"] if "assertions" in rows.columns else [])
+    if back.csv:
+        cols += ["item", "system", "repeat"]
+    elif back.sums:
+        cols.append("system")
+    return cols
+
+
+def _attach_rows(part: dict[str, Any], row_arrays: dict[str, np.ndarray], offset: int) -> dict[str, Any]:
+    """A part back from a worker with its rows' cells (``ROW_COLUMNS``, the output when
+    asked) looked up from the parent's rows by position."""
+    at = part.pop("_pos") + offset
+    for name, col in row_arrays.items():
+        part[name] = col[at]
+    return part
 
 
 def _chunks(n: int, size: int) -> list[tuple[int, int]]:
@@ -273,7 +301,9 @@ class _Return:
     """What a scored chunk sends back to the parent (``_finish_part``).
 
     ``include_output``: the output column too. ``details``: every row's details (else only
-    those of ``CHART_SCORERS``, or with ``csv`` of ``CORPUS_SCORERS``). ``csv``: the chunk's
+    those of ``CHART_SCORERS``, or with ``csv`` of ``CORPUS_SCORERS``). ``explain``: False
+    defers the explanations of the graders that can (``explain_rows``). ``slim``: leave out
+    the cells the parent has (``ROW_COLUMNS``, the output; ``_attach_rows``). ``csv``: the chunk's
     lines of the scored file instead of its long text columns, as bytes (True) or in a file
     in this directory. ``sums``: BLEU's and chrF's corpus statistics summed per (scorer,
     system) (``_statistics``) instead of their rows' details, where the rows travel.
@@ -283,6 +313,8 @@ class _Return:
     details: bool = True
     csv: bool | str = False
     sums: bool = False
+    explain: bool = True
+    slim: bool = False
 
 
 # What forked workers score: set just before the pool forks, so the rows reach the
@@ -350,6 +382,11 @@ def _finish_part(part: dict[str, Any], back: _Return) -> dict[str, Any]:
         part["details"] = _kept_details(part, () if back.sums else CORPUS_SCORERS)
     elif not back.details:  # pickling a dict per row back to the parent costs more than scoring
         part["details"] = _kept_details(part, CHART_ONLY_SCORERS if back.sums else CHART_SCORERS)
+    if back.slim:
+        for c in ROW_COLUMNS + ("output",):
+            part.pop(c, None)
+    else:
+        part.pop("_pos")
     return part
 
 
@@ -362,7 +399,7 @@ def _score_span(a: int, b: int) -> dict[str, Any]:
 def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
     """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
     with _collector_paused():
-        return _finish_part(_score_chunk(rows, config, back.include_output), back)
+        return _finish_part(_score_chunk(rows, config, back.include_output, back.explain), back)
 
 
 def _score_rows(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
@@ -392,6 +429,7 @@ def score_frame(
     details: bool = True,
     start_method: str = "fork",
     statistics: CorpusStatistics | None = None,
+    explain: bool = True,
 ) -> pd.DataFrame:
     """Score every row with every configured grader, the overall row and the row's assertions.
 
@@ -407,9 +445,13 @@ def score_frame(
     statistics) and JSON Schema's and numeric's (the violations chart and the tolerance
     sweep read them). ``statistics``: a dict to fill with BLEU's and chrF's corpus
     statistics summed per (scorer, system) (pass it to ``summarize``); with it and
-    ``details=False``, their rows' details stay in the workers too.
+    ``details=False``, their rows' details stay in the workers too. ``explain=False``: the
+    graders that can defer them (exact, normalized, contains, numeric) leave their
+    explanation cells None and the facts behind them out of ``details``; verdicts, scores,
+    near misses, errors and metadata are unchanged, and ``explain_rows`` fills the
+    explanations of the rows a view shows (a view of 200,000 rows shows a thousand).
     """
-    back = _Return(include_output=include_output, details=details, sums=statistics is not None)
+    back = _Return(include_output=include_output, details=details, sums=statistics is not None, explain=explain)
     parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, start_method=start_method)
     if statistics is not None:
         for part in parts:
@@ -561,23 +603,28 @@ def _score_parts(
                 progress(done, n)
     else:
         ctx = get_context(start_method)
+        back = replace(back, slim=True)
+        row_arrays = {c: rows[c].to_numpy(dtype=object) for c in ROW_COLUMNS}
+        if back.include_output and not back.csv:
+            row_arrays["output"] = rows["output"].to_numpy(dtype=object)
         if start_method == "fork":
             _FORKED = (rows, config, back)
         else:
             ctx.set_forkserver_preload(_PRELOAD)
+            sent = rows[_sent_columns(rows, back)]
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                 if start_method == "fork":
                     futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
                 else:
                     futures = {
-                        pool.submit(_score_rows, rows.iloc[a:b], config, back): k
+                        pool.submit(_score_rows, sent.iloc[a:b], config, back): k
                         for k, (a, b) in enumerate(spans)
                     }
                 try:
                     for fut in as_completed(futures):
                         k = futures[fut]
-                        parts[k] = fut.result()
+                        parts[k] = _attach_rows(fut.result(), row_arrays, spans[k][0])
                         if on_part:
                             on_part(k, parts[k])
                         a, b = spans[k]
@@ -690,23 +737,55 @@ def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> b
     return csv_bytes(scored, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
 
 
-def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
-    """``scored`` with the ``output`` column that ``include_output=True`` would have given it,
-    looked up by (record, system) in the prepared ``rows`` it was scored from."""
+def _source_positions(rows: pd.DataFrame, records: np.ndarray, systems: np.ndarray) -> np.ndarray:
+    """For each (record, system), the position of its row in the prepared ``rows``."""
     from .rows import group_codes
 
-    # (record, system) as integer codes over both frames: a MultiIndex would put the
-    # systems into pandas' string dtype, which cannot hold a lone surrogate
+    # (record, system) as integer codes over both: a MultiIndex would put the systems into
+    # pandas' string dtype, which cannot hold a lone surrogate
     n = len(rows)
-    codes = group_codes([np.concatenate([rows["record"].to_numpy(dtype=object), scored["record"].to_numpy(dtype=object)]),
-                         np.concatenate([rows["system"].to_numpy(dtype=object), scored["system"].to_numpy(dtype=object)])])
+    codes = group_codes([np.concatenate([rows["record"].to_numpy(dtype=object), records]),
+                         np.concatenate([rows["system"].to_numpy(dtype=object), systems])])
     row_of = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, dtype=np.int64)
     row_of[codes[:n][::-1]] = np.arange(n)[::-1]  # each key's first row
     at = row_of[codes[n:]]
     if (at < 0).any():
-        raise ValueError("with_output: scored rows that are not from these rows")
+        raise ValueError("scored rows that are not from these rows")
+    return at
+
+
+def with_output(scored: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``scored`` with the ``output`` column that ``include_output=True`` would have given it,
+    looked up by (record, system) in the prepared ``rows`` it was scored from."""
+    at = _source_positions(rows, scored["record"].to_numpy(dtype=object), scored["system"].to_numpy(dtype=object))
     out = scored.copy(deep=False)
     out["output"] = pd.Series(rows["output"].to_numpy(dtype=object)[at], index=scored.index, dtype=object)
+    return out
+
+
+def explain_rows(scored: pd.DataFrame, rows: pd.DataFrame, config: RunConfig) -> pd.DataFrame:
+    """``scored`` with every deferred explanation (a None cell of ``score_frame(...,
+    explain=False)``) filled in: those rows' pairs, looked up by (record, system) in the
+    prepared ``rows``, graded again by their grader in ``config`` with explanations, which
+    gives the cells ``explain=True`` would have. ``scored`` itself when none is deferred."""
+    if scored.empty or "explanation" not in scored.columns:
+        return scored
+    texts = scored["explanation"].to_numpy(dtype=object)
+    todo = np.flatnonzero(np.equal(texts, None))
+    if not len(todo):
+        return scored
+    at = _source_positions(rows, scored["record"].to_numpy(dtype=object)[todo], scored["system"].to_numpy(dtype=object)[todo])
+    refs, outputs = rows["refs"].to_numpy(dtype=object), rows["output"].to_numpy(dtype=object)
+    graders = {gc.name: gc for gc in config.graders}
+    filled = texts.copy()
+    for name, where in positions_by_value(scored["scorer"].to_numpy(dtype=object)[todo]).items():
+        if name not in graders:
+            raise ValueError(f"explain_rows: grader {name!r} is not in the configuration")
+        src = at[where]
+        block = grade_column(graders[name], refs[src].tolist(), outputs[src].tolist())
+        filled[todo[where]] = _objects(block.explanation, len(src))
+    out = scored.copy(deep=False)
+    out["explanation"] = pd.Series(filled, index=scored.index, dtype=object)
     return out
 
 

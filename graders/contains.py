@@ -29,7 +29,7 @@ def _quote(s: str) -> str:
     return f"“{s[:60]}{'…' if len(s) > 60 else ''}”"
 
 
-def explain(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[bool, str, dict]:
+def explain_one(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[bool, str, dict]:
     hits = _hits(refs, output, at)
     where = "at its start" if at == "start" else "anywhere"
     passed = all(hits) if require == "all" else any(hits)
@@ -44,9 +44,13 @@ def explain(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[
     return passed, text, {"found": sum(hits), "references": len(refs)}
 
 
-def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, require: str, at: str) -> Block:
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, require: str, at: str,
+               explain: bool = True) -> Block:
     """Contains over a column: rows with one reference decided and explained in one pass
-    (what ``explain`` says for them), the others through ``explain``; the probe on the fails."""
+    (what ``explain_one`` says for them), the others through ``explain_one``; the probe on the fails.
+    ``explain=False``: the same verdicts and details, explanations None."""
+    if not explain:
+        return _verdicts_only(refs, outputs, require, at)
     block = Block(len(outputs))
     status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
     where = "at its start" if at == "start" else "anywhere"
@@ -54,7 +58,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
     fails = []
     for i, (r, o) in enumerate(zip(refs, outputs)):
         if len(r) != 1:
-            ok, text, f = explain(r, o, require, at)
+            ok, text, f = explain_one(r, o, require, at)
         else:
             x = r[0]
             ok = o.startswith(x) if at == "start" else x in o
@@ -71,6 +75,13 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
             status[i], passed[i], score[i] = "pass", True, 1.0
         else:
             fails.append(i)  # status, passed, score: a fail's defaults
+    _near_misses(block, fails, refs, outputs, require, at)
+    return block
+
+
+def _near_misses(block: Block, fails: list[int], refs: Sequence[tuple[str, ...]], outputs: Sequence[str],
+                 require: str, at: str) -> None:
+    """The probe on the failing rows, their codes into the block."""
     if fails:
         codes = probe_many(
             check_many, [refs[i] for i in fails], [outputs[i] for i in fails],
@@ -78,6 +89,23 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
         )
         for i, c in zip(fails, codes):
             block.near_miss[i] = c
+
+
+def _verdicts_only(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require: str, at: str) -> Block:
+    n = len(outputs)
+    block = Block(n)
+    block.explanation = [None] * n  # type: ignore[list-item]
+    hits = check_many(refs, outputs, require, at)
+    status, passed, score, details = block.status, block.passed, block.score, block.details
+    facts = ({"found": 0, "references": 1}, {"found": 1, "references": 1})  # shared, never changed
+    fails = []
+    for i, (r, o, ok) in enumerate(zip(refs, outputs, hits)):
+        details[i] = facts[ok] if len(r) == 1 else {"found": sum(_hits(r, o, at)), "references": len(r)}
+        if ok:
+            status[i], passed[i], score[i] = "pass", True, 1.0
+        else:
+            fails.append(i)
+    _near_misses(block, fails, refs, outputs, require, at)
     return block
 
 
@@ -88,6 +116,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
     label="Contains",
     summary="the output contains the reference (any or all), anywhere or at the start",
     batch=grade_many,
+    defers_explanations=True,
 )
 def grade_contains(refs: tuple[str, ...], output: str, *, require: str, at: str) -> Grade:
     return grade_many([refs], [output], require=require, at=at).grade(0)

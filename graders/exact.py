@@ -138,21 +138,32 @@ def fail_texts(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> tuple
     return texts, facts
 
 
-def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block:
-    """Exact match over a column; the probe runs on the fails only, step by step over the column."""
-    block = Block(len(outputs))
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, explain: bool = True) -> Block:
+    """Exact match over a column; the probe runs on the fails only, step by step over the
+    column. ``explain=False``: verdicts and near misses only (explanations None, no facts)."""
+    n = len(outputs)
+    block = Block(n)
     hits = check_many(refs, outputs)
     fails = [i for i, hit in enumerate(hits) if not hit]
+    if not explain:
+        block.explanation = [None] * n  # type: ignore[list-item]
+    status, passed, score = block.status, block.passed, block.score
     for i, (r, o, hit) in enumerate(zip(refs, outputs, hits)):
         if hit:
-            block.set_verdict(i, True, pass_text(r, o))
+            status[i], passed[i], score[i] = "pass", True, 1.0
+            if explain:
+                block.explanation[i] = pass_text(r, o)
     if fails:
         frefs, fouts = [refs[i] for i in fails], [outputs[i] for i in fails]
-        texts, facts = fail_texts(frefs, fouts)
         codes = probe_many(check_many, frefs, fouts, screen=screen_equal_many)
-        explanation, details, near_miss = block.explanation, block.details, block.near_miss
-        for i, t, f, c in zip(fails, texts, facts, codes):  # status, passed, score: a fail's defaults
-            explanation[i], details[i], near_miss[i] = t, f, c
+        near_miss = block.near_miss
+        for i, c in zip(fails, codes):  # status, passed, score: a fail's defaults
+            near_miss[i] = c
+        if explain:
+            texts, facts = fail_texts(frefs, fouts)
+            explanation, details = block.explanation, block.details
+            for i, t, f in zip(fails, texts, facts):
+                explanation[i], details[i] = t, f
     return block
 
 
@@ -162,6 +173,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> Block
     label="Exact match",
     summary="code-point equality, no normalization",
     batch=grade_many,
+    defers_explanations=True,
 )
 def grade_exact(refs: tuple[str, ...], output: str) -> Grade:
     return grade_many([refs], [output]).grade(0)

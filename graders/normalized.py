@@ -47,30 +47,42 @@ def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], pipeline
     return [o in r for r, o in zip(normed, outs)]
 
 
-def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipeline: tuple[str, ...]) -> Block:
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipeline: tuple[str, ...],
+               explain: bool = True) -> Block:
+    """Normalized match over a column; ``explain=False``: verdicts and near misses, every
+    row's details only the signature (the metadata's), explanations None."""
     name = pipeline_name(pipeline)
     sig = f"normalized|pipeline:{name}"
     passed_details = {"signature": sig}
-    block = Block(len(outputs))
+    n = len(outputs)
+    block = Block(n)
+    block.details = [passed_details] * n  # shared, never changed: a fail with facts gets its own
+    if not explain:
+        block.explanation = [None] * n  # type: ignore[list-item]
+    status, passed, score, explanation = block.status, block.passed, block.score, block.explanation
     fails, fail_refs, fail_outs, closest = [], [], [], []
     for i, (normed, out) in enumerate(zip(*_normalized_columns(refs, outputs, pipeline))):
         if out in normed:
-            block.set_verdict(i, True, f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]", passed_details)
+            status[i], passed[i], score[i] = "pass", True, 1.0
+            if explain:
+                explanation[i] = f"After the pipeline ({name}) the output equals the reference: “{out[:80]}”. [{sig}]"
             continue
-        k = 0 if len(normed) == 1 else closest_reference(normed, out)
         fails.append(i)
-        fail_refs.append(normed[k])
-        fail_outs.append(out)
-        closest.append(k)
+        if explain:
+            k = 0 if len(normed) == 1 else closest_reference(normed, out)
+            fail_refs.append(normed[k])
+            fail_outs.append(out)
+            closest.append(k)
     if fails:
-        sentences, facts = explain_differences(fail_refs, fail_outs, what="normalized reference", other="normalized output")
-        for i, k, sentence, f in zip(fails, closest, sentences, facts):
-            n = len(refs[i])
-            lead = (f"After the pipeline ({name}) the output still differs"
-                    + (f" from all {n} references (closest: reference {k + 1})" if n > 1 else "") + ". ")
-            block.explanation[i] = lead + sentence + f" [{sig}]"
-            f["signature"] = sig
-            block.details[i] = f
+        if explain:
+            sentences, facts = explain_differences(fail_refs, fail_outs, what="normalized reference", other="normalized output")
+            for i, k, sentence, f in zip(fails, closest, sentences, facts):
+                m = len(refs[i])
+                lead = (f"After the pipeline ({name}) the output still differs"
+                        + (f" from all {m} references (closest: reference {k + 1})" if m > 1 else "") + ". ")
+                explanation[i] = lead + sentence + f" [{sig}]"
+                f["signature"] = sig
+                block.details[i] = f
         # The ASCII key also survives these steps, so the same screen is safe for them.
         screen = screen_equal_many if set(pipeline) <= _KEY_SAFE_STEPS else None
         codes = probe_many(check_many, [refs[i] for i in fails], [outputs[i] for i in fails], screen=screen, pipeline=pipeline)
@@ -86,6 +98,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
     label="Normalized match",
     summary="equality after a normalization pipeline (default trim, lower)",
     batch=grade_many,
+    defers_explanations=True,
 )
 def grade_normalized(refs: tuple[str, ...], output: str, *, pipeline: tuple[str, ...]) -> Grade:
     return grade_many([refs], [output], pipeline=pipeline).grade(0)

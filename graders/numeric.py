@@ -84,24 +84,29 @@ def _tolerance_words(abs_tol: float, rel_tol: float) -> str:
     return f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
 
 
-def _verdict(out: Reading, best: tuple, nrefs: int, read: str, tol: str) -> Grade:
-    """The verdict on a pair whose output and best reference (``_best``) both hold a number."""
+def _verdict(out: Reading, best: tuple, nrefs: int, read: str, tol: str, explain: bool = True) -> Grade:
+    """The verdict on a pair whose output and best reference (``_best``) both hold a number
+    (its explanation None without ``explain``)."""
     passed, i, diff, allowed, exp = best
-    which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
-    text = (
-        f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
-        f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
-        f"the allowed {_fmt(allowed)} ({tol})."
-    )
+    text = None
+    if explain:
+        which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
+        text = (
+            f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
+            f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
+            f"the allowed {_fmt(allowed)} ({tol})."
+        )
     return verdict(
         passed, text, read=read, output_number=str(out.value), expected_number=str(exp.value),
         difference=str(diff), allowed=str(allowed),
     )
 
 
-def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read: str, abs_tol: float, rel_tol: float) -> Block:
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read: str, abs_tol: float, rel_tol: float,
+               explain: bool = True) -> Block:
     """Numeric over a column; each distinct text is read once per mode. The references are
-    read first: the rows where none holds a number are not judged, all at once."""
+    read first: the rows where none holds a number are not judged, all at once.
+    ``explain=False``: the same verdicts, near misses and details, explanations None."""
     cache: dict[tuple[str, str], Reading | None] = {}
 
     def reader(text: str, mode: str) -> Reading | None:
@@ -125,16 +130,17 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
     nj = _no_reference_number(read)
     if len(judged) < n:  # a fail is the block's default; start from not judged instead
         block.status, block.passed, block.score = [nj.status] * n, [None] * n, [None] * n
-        block.explanation, block.details = [nj.explanation] * n, [nj.details] * n
+        block.explanation, block.details = [nj.explanation if explain else None] * n, [nj.details] * n
     status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
     others = [m for m in READ_MODES if m != read]
     tol = _tolerance_words(abs_tol, rel_tol)
     for i in judged:
         r, o = refs[i], outputs[i]
         out, best = _best(r, o, read, abs_tol, rel_tol, reader)  # type: ignore[misc]
-        g = _no_output_number(read) if best is None else _verdict(out, best, len(r), read, tol)
+        g = _no_output_number(read) if best is None else _verdict(out, best, len(r), read, tol, explain)
         # Block.set without its copy of the details: the cached grades share theirs, unchanged.
-        status[i], passed[i], score[i], explanation[i], details[i] = g.status, g.passed, g.score, g.explanation, g.details
+        status[i], passed[i], score[i], details[i] = g.status, g.passed, g.score, g.details
+        explanation[i] = g.explanation if explain else None
         if g.status == "fail":
             codes = tuple(f"read_{m}" for m in others if _passes(r, o, m, abs_tol, rel_tol, reader))
             block.near_miss[i] = codes or None
@@ -148,6 +154,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
     label="Numeric",
     summary="one number from each side, equal within an absolute or relative tolerance",
     batch=grade_many,
+    defers_explanations=True,
 )
 def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
     return grade_many([refs], [output], read=read, abs_tol=abs_tol, rel_tol=rel_tol).grade(0)

@@ -47,6 +47,7 @@ def score_prepared(
     write_to: Any = None,
     start_method: str = "fork",
     prepared: Prepared | None = None,
+    explain: bool = True,
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
     written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
@@ -55,7 +56,8 @@ def score_prepared(
     their rows' details stay in the worker processes. ``start_method``: how worker
     processes start (``batch.score_frame``; "forkserver" inside a threaded host).
     ``prepared``: ``prepare(file, mapping, needs_expected=config.needs_expected)`` when the
-    caller has it already (the dashboard's left-out report did it)."""
+    caller has it already (the dashboard's left-out report did it). ``explain=False``
+    defers the cheap graders' explanations (``batch.score_frame``; not with ``write_to``)."""
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     if prepared is None:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
@@ -68,7 +70,7 @@ def score_prepared(
     else:
         scored = score_frame(
             prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
-            details=details, start_method=start_method, statistics=statistics,
+            details=details, start_method=start_method, statistics=statistics, explain=explain,
         )
     summary = summarize(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),

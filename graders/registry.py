@@ -49,6 +49,10 @@ class GraderSpec:
     # Optional column form: batch(refs_list, outputs, **params) -> list[Grade], equal to
     # calling run() per row (the regex grader uses it for one worker round trip per batch).
     batch: Callable[..., list[Grade]] | None = None
+    # The batch form takes ``explain=False``: verdicts, scores and near misses without the
+    # explanations (None) or the facts behind them, for a view that explains only the rows
+    # it shows (``batch.explain_rows``).
+    defers_explanations: bool = False
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -78,9 +82,10 @@ def register(
     summary: str,
     probe: Callable[..., tuple[str, ...] | None] | None = None,
     batch: Callable[..., list[Grade]] | None = None,
+    defers_explanations: bool = False,
 ) -> Callable[[Callable[..., Grade]], Callable[..., Grade]]:
     def deco(func: Callable[..., Grade]) -> Callable[..., Grade]:
-        REGISTRY[name] = GraderSpec(name, func, tuple(params), binary, uses_expected, label, summary, probe, batch)
+        REGISTRY[name] = GraderSpec(name, func, tuple(params), binary, uses_expected, label, summary, probe, batch, defers_explanations)
         return func
 
     return deco

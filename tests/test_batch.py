@@ -598,3 +598,57 @@ def test_score_prepared_takes_rows_already_prepared():
     assert given.prepared is ready
     pd.testing.assert_frame_equal(given.scored, fresh.scored)
     assert given.summary == fresh.summary
+
+
+DEFERRING = ("exact", "normalized", "contains", "numeric")
+
+
+def test_the_graders_that_defer_explanations():
+    from graders.registry import REGISTRY
+
+    assert tuple(n for n, s in REGISTRY.items() if s.defers_explanations) == DEFERRING
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_deferred_explanations_filled_in_equal_scoring_with_them(monkeypatch, workers):
+    """explain=False changes nothing but the explanations (None, every row of a deferring
+    grader) and those graders' facts; explain_rows gives back the cells explain=True gives,
+    for the whole frame or any slice of it, across systems, repeats and several references."""
+    import graders.batch as batch
+    from graders.batch import explain_rows
+
+    monkeypatch.setattr(batch, "PARALLEL_MIN_ROWS", 10)
+    data = mixed_pairs(300, seed=11) + [(["7", "seven"], "It is 7."), (["ab", "b"], "xb"), (["", "a"], " A")]
+    rows = pd.concat([rows_of(data, "v1"), rows_of(data[::-1], "v2")], ignore_index=True)
+    cfg = config_of("exact", "normalized", "contains", "numeric", "token_f1", "regex", overall="all",
+                    normalized={"pipeline": "squad"}, contains={"require": "all"}, numeric={"read": "first", "abs_tol": 0.5},
+                    regex={"pattern": "\\d"})
+    full = score_frame(rows, cfg, workers=workers, chunk_rows=64)
+    bare = score_frame(rows, cfg, workers=workers, chunk_rows=64, explain=False)
+    deferred = bare["scorer"].isin(DEFERRING) & (bare["status"] != "error")
+    assert bare.loc[deferred, "explanation"].isna().all()
+    assert bare.loc[~deferred, "explanation"].tolist() == full.loc[~deferred, "explanation"].tolist()
+    verdicts = [c for c in list(SCORED_COLUMNS) + ["status", "record"] if c != "explanation"]
+    pd.testing.assert_frame_equal(bare[verdicts], full[verdicts])
+    cols = list(SCORED_COLUMNS) + ["status", "record"]
+    pd.testing.assert_frame_equal(explain_rows(bare, rows, cfg)[cols], full[cols])
+    some = bare.iloc[7::13]
+    pd.testing.assert_frame_equal(explain_rows(some, rows, cfg)[cols], full.iloc[7::13][cols])
+    explained = explain_rows(bare, rows, cfg)
+    assert explain_rows(explained, rows, cfg) is explained  # nothing left to fill
+
+
+def test_deferred_numeric_details_still_feed_the_tolerance_sweep():
+    rows = rows_of([(["42"], "42.4"), (["x"], "1"), (["3"], "three")])
+    cfg = config_of("numeric", numeric={"read": "last"})
+    full, bare = score_frame(rows, cfg), score_frame(rows, cfg, explain=False)
+    assert bare["details"].tolist() == full["details"].tolist()
+
+
+def test_explain_rows_names_a_grader_missing_from_the_configuration():
+    from graders.batch import explain_rows
+
+    rows = rows_of([(["a"], "b")])
+    bare = score_frame(rows, config_of("exact"), explain=False)
+    with pytest.raises(ValueError, match="'exact' is not in the configuration"):
+        explain_rows(bare, rows, config_of("contains"))

@@ -49,7 +49,7 @@ import pandas as pd
 import streamlit as st
 
 from graders import charts
-from graders.batch import Cancelled, apply_thresholds, default_workers, split_thresholds, warm_forkserver
+from graders.batch import Cancelled, apply_thresholds, default_workers, explain_rows, split_thresholds, warm_forkserver
 from graders.config import RunConfig, mapping_dict
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers import ResultsFile
@@ -141,10 +141,12 @@ def _work(job: Job, file: ResultsFile, base: RunConfig, mapping: dict[str, str |
           prepared: Prepared | None = None) -> None:
     try:
         # The output column is joined in for the downloads only (batch.with_output): carrying a
-        # copy per scorer back from the workers costs more than the join.
+        # copy per scorer back from the workers costs more than the join. The cheap graders'
+        # explanations likewise: the views fill in those of the rows they show
+        # (batch.explain_rows), and building and carrying 800,000 of them would double the wait.
         job.result = score_prepared(file, base, mapping=mapping, workers=WORKERS,
                                     progress=job.progress, cancel=job.cancel.is_set, details=False,
-                                    start_method=START_METHOD, prepared=prepared)
+                                    start_method=START_METHOD, prepared=prepared, explain=False)
         job.haystack = haystack(job.result.prepared.rows)  # the filter's search text, built off the UI thread
     except Cancelled:
         job.cancelled = True
@@ -344,9 +346,11 @@ def scored_view(file: ResultsFile, mapping: Mapping[str, str | None], config: Ru
 
 
 def full_scored(view: dict[str, Any]) -> pd.DataFrame:
-    """The whole thresholded scored frame in the scored file's row order (built on demand)."""
+    """The whole thresholded scored frame in the scored file's row order, every explanation
+    filled in (built on demand: the downloads')."""
     if "_full" not in view:
-        view["_full"] = pd.concat(list(view["parts"].values())).sort_index(kind="stable")
+        whole = pd.concat(list(view["parts"].values())).sort_index(kind="stable")
+        view["_full"] = explain_rows(whole, view["run"].prepared.rows, view["config"])
     return view["_full"]
 
 

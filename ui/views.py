@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from graders import charts
-from graders.batch import scored_csv_bytes, with_output
+from graders.batch import explain_rows, scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
@@ -338,6 +338,7 @@ def filter_section(view: dict[str, Any]):
     st.caption(f"{count:,} of {total:,} scored rows"
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
                + ". Select a row to see it in detail.")
+    shown = explain_rows(shown, rows, view["config"])  # the deferred explanations of these rows
     event = st.dataframe(display.frame(_table(shown)), hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="gb_filter_table", width="stretch")
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
@@ -346,7 +347,7 @@ def filter_section(view: dict[str, Any]):
 
     def filtered() -> pd.DataFrame:
         frames = [parts[s].loc[ix] for s, ix in hits.items() if len(ix)]
-        return pd.concat(frames).sort_index(kind="stable") if frames else shown
+        return explain_rows(pd.concat(frames).sort_index(kind="stable"), rows, view["config"]) if frames else shown
 
     return count, filtered
 
@@ -360,7 +361,7 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
         return
     case = case.iloc[0]
     same = pd.concat([p[(p["record"] == row["record"]) & (p["system"] == row["system"])] for p in view["parts"].values()])
-    same = same.sort_index(kind="stable")
+    same = explain_rows(same.sort_index(kind="stable"), rows, view["config"])
     grades = [(label(s), st_, sc, ex, nm) for s, st_, sc, ex, nm in
               zip(same["scorer"], same["status"], same["score"], same["explanation"], same["near_miss"])]
     refs = list(case["refs"])

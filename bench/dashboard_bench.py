@@ -7,9 +7,10 @@ JSON), then drives pages/score.py through ``streamlit.testing.v1.AppTest`` and t
 script runs (what a user waits for after a click, minus the browser's drawing):
 
 * first scoring of the cheap graders (exact, normalized, contains, numeric): the run after
-  the upload — reading the file, preparing the rows, scoring in the worker processes,
-  summarizing, charts (the workers' forkserver, started when the app opens, is waited for
-  before the upload and its wait printed on its own);
+  the upload — reading the file, preparing the rows, scoring in the worker processes
+  (their explanations deferred: the page fills in those of the rows it shows,
+  ``batch.explain_rows``), summarizing, charts (the workers' forkserver, started when the
+  app opens, is waited for before the upload and its wait printed on its own);
 * a filter change (show: near misses; one grader; a text search): no rescoring;
 * a threshold change (token_f1 added with a threshold, then the threshold moved): only
   ``apply_thresholds`` for that grader.

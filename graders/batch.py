@@ -7,7 +7,8 @@ scored row per case × system × repeat × scorer. Results are identical to call
 form, which probes fails step by step over the column and skips pairs that cannot be near
 misses), repeated pairs are graded once, and large frames are spread over forked worker
 processes in chunks (progress is reported per chunk, and a cancel callback is checked
-between chunks).
+between chunks). A view that shows a few rows at a time can score with ``explain=False``
+and fill in the explanations of the rows it shows with ``explain_rows``.
 """
 
 from __future__ import annotations

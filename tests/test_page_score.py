@@ -210,6 +210,28 @@ def test_selecting_a_failing_row_opens_its_detail():
     assert len(detail) == len(DESK_GRADERS) + 1  # every grader and the overall row
 
 
+def test_the_table_and_the_detail_explain_every_row_as_the_command_line_does():
+    """The page scores without the cheap graders' explanations (deferred) and fills in
+    those of the rows it shows: the cells are the command line's."""
+    at = start()
+    v = view(at)
+    assert v["run"].scored["explanation"].isna().any()  # deferred in the run ...
+    table = [df.value for df in at.dataframe if "explanation" in df.value.columns][0]
+    assert len(table) and table["explanation"].map(lambda x: isinstance(x, str) and x != "").all()  # ... shown filled
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    detail = [t.value for t in at.table if "Verdict" in t.value.columns][0]
+    assert detail["Explanation"].map(lambda x: isinstance(x, str) and x != "").all()
+    from graders.batch import explain_rows
+    from ui.scoring import full_scored
+
+    whole = full_scored(view(at))
+    assert whole["explanation"].notna().all()
+    first = table.iloc[0]
+    assert first["explanation"] in set(whole.loc[whole["item"] == first["case"], "explanation"])
+    assert explain_rows(whole, v["run"].prepared.rows, v["config"]) is whole
+
+
 def test_a_configuration_upload_restores_mapping_and_graders(tmp_path):
     at = start()
     config = {

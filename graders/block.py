@@ -30,14 +30,6 @@ class Block:
         self.status[i], self.passed[i], self.score[i] = g.status, g.passed, g.score
         self.explanation[i], self.near_miss[i], self.details[i] = g.explanation, g.near_miss, dict(g.details)
 
-    def set_verdict(self, i: int, passed: bool, explanation: str, details: dict[str, Any] | None = None) -> None:
-        self.status[i] = "pass" if passed else "fail"
-        self.passed[i] = passed
-        self.score[i] = 1.0 if passed else 0.0
-        self.explanation[i] = explanation
-        if details:
-            self.details[i] = details
-
     def grade(self, i: int) -> Grade:
         return Grade(self.status[i], self.passed[i], self.score[i], self.explanation[i], self.near_miss[i], self.details[i])
 

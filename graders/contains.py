@@ -47,41 +47,38 @@ def explain_one(refs: tuple[str, ...], output: str, require: str, at: str) -> tu
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, require: str, at: str,
                explain: bool = True) -> Block:
     """Contains over a column: rows with one reference decided and explained in one pass
-    (what ``explain_one`` says for them), the others through ``explain_one``; the probe on the fails.
-    ``explain=False``: the same verdicts and details, explanations None."""
+    (what ``explain_one`` says for them), the others through ``explain_one``; the probe on
+    the fails. ``explain=False``: the same verdicts and details, explanations None."""
+    n = len(outputs)
+    block = Block(n)
     if not explain:
-        return _verdicts_only(refs, outputs, require, at)
-    block = Block(len(outputs))
+        block.explanation = [None] * n  # type: ignore[list-item]
     status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
     where = "at its start" if at == "start" else "anywhere"
     facts = ({"found": 0, "references": 1}, {"found": 1, "references": 1})  # shared, never changed
     fails = []
     for i, (r, o) in enumerate(zip(refs, outputs)):
         if len(r) != 1:
-            ok, text, f = explain_one(r, o, require, at)
+            ok, text, details[i] = explain_one(r, o, require, at)
+            if explain:
+                explanation[i] = text
         else:
             x = r[0]
             ok = o.startswith(x) if at == "start" else x in o
-            quoted = f"“{x}”" if len(x) <= 60 else f"“{x[:60]}…”"
-            if ok:
-                text = f"The output contains {quoted} {where}."
-            else:
-                text = f"The output does not contain {quoted} {where}."
-                if at == "start" and x in o:
-                    text += f" It appears later, at position {o.index(x)}."
-            f = facts[ok]
-        explanation[i], details[i] = text, f
+            details[i] = facts[ok]
+            if explain:
+                quoted = f"“{x}”" if len(x) <= 60 else f"“{x[:60]}…”"
+                if ok:
+                    text = f"The output contains {quoted} {where}."
+                else:
+                    text = f"The output does not contain {quoted} {where}."
+                    if at == "start" and x in o:
+                        text += f" It appears later, at position {o.index(x)}."
+                explanation[i] = text
         if ok:
             status[i], passed[i], score[i] = "pass", True, 1.0
         else:
             fails.append(i)  # status, passed, score: a fail's defaults
-    _near_misses(block, fails, refs, outputs, require, at)
-    return block
-
-
-def _near_misses(block: Block, fails: list[int], refs: Sequence[tuple[str, ...]], outputs: Sequence[str],
-                 require: str, at: str) -> None:
-    """The probe on the failing rows, their codes into the block."""
     if fails:
         codes = probe_many(
             check_many, [refs[i] for i in fails], [outputs[i] for i in fails],
@@ -89,23 +86,6 @@ def _near_misses(block: Block, fails: list[int], refs: Sequence[tuple[str, ...]]
         )
         for i, c in zip(fails, codes):
             block.near_miss[i] = c
-
-
-def _verdicts_only(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require: str, at: str) -> Block:
-    n = len(outputs)
-    block = Block(n)
-    block.explanation = [None] * n  # type: ignore[list-item]
-    hits = check_many(refs, outputs, require, at)
-    status, passed, score, details = block.status, block.passed, block.score, block.details
-    facts = ({"found": 0, "references": 1}, {"found": 1, "references": 1})  # shared, never changed
-    fails = []
-    for i, (r, o, ok) in enumerate(zip(refs, outputs, hits)):
-        details[i] = facts[ok] if len(r) == 1 else {"found": sum(_hits(r, o, at)), "references": len(r)}
-        if ok:
-            status[i], passed[i], score[i] = "pass", True, 1.0
-        else:
-            fails.append(i)
-    _near_misses(block, fails, refs, outputs, require, at)
     return block
 
 

@@ -24,6 +24,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
+from itertools import chain, repeat
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -35,7 +36,7 @@ from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
 from .result import Grade
-from .summary import CorpusStatistics, add_statistics, positions_by_value, statistic_sums
+from .summary import CorpusStatistics, Tally, add_statistics, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -208,12 +209,12 @@ def _collector_paused() -> Any:
             collector.enable()
 
 
-def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, explain: bool = True) -> dict[str, np.ndarray]:
-    """Score one chunk of rows; return the scored columns as object arrays (row-major by case)."""
+def _chunk_blocks(rows: pd.DataFrame, config: RunConfig, explain: bool = True) -> list[tuple[str, Block, dict[str, Any]]]:
+    """Each scorer's block over one chunk's rows, in the scored file's order (the graders,
+    then the overall row), with the parameters its metadata starts from."""
     refs = list(rows["refs"])
     outputs = list(rows["output"])
-    n = len(outputs)
-    cells = _Cells()
+    blocks: list[tuple[str, Block, dict[str, Any]]] = []
     binaries = []
     urefs, uouts, inverse = distinct_pairs(refs, outputs)
     # Several JSON graders parse the same outputs: each text is parsed once per chunk.
@@ -223,35 +224,62 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, ex
             block = _grade_unique(gc, urefs, uouts, explain)
             if inverse is not None:
                 block = block.take(inverse)
-            cells.add(gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()})
+            blocks.append((gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()}))
             if gc.name in OVERALL_GRADERS:
                 binaries.append((gc.name, block))
     if config.overall:
-        block = _overall_block([b for _, b in binaries], config.overall, n)
-        cells.add("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]})
+        block = _overall_block([b for _, b in binaries], config.overall, len(outputs))
+        blocks.append(("overall", block, {"rule": config.overall, "graders": [name for name, _ in binaries]}))
+    return blocks
+
+
+def _chunk_assertions(rows: pd.DataFrame) -> list[tuple[int, str, Grade, dict[str, Any]]]:
+    """The chunk's per-row assertions run: (row in the chunk, scorer, grade, metadata) in
+    row order, each row's in its order."""
+    if "assertions" not in rows.columns or not any(rows["assertions"]):
+        return []
+    out = []
+    for i, (assertions, refs, output) in enumerate(zip(rows["assertions"], rows["refs"], rows["output"])):
+        for j, a in enumerate(assertions or ()):
+            g, meta = run_assertion(a, refs, output)
+            out.append((i, scorer_name(j, str(a.get("type", ""))), g, meta))
+    return out
+
+
+def _meta_text(meta: dict[str, Any]) -> str:
+    return json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _after_their_rows(pos: np.ndarray, extra_rows: Sequence[int]) -> np.ndarray:
+    """The order that puts entries for ``extra_rows`` (appended after the grid, whose row
+    of each entry is ``pos``) after their row's entries: a stable sort by row."""
+    return np.argsort(np.concatenate([pos, np.asarray(extra_rows, dtype=pos.dtype)]), kind="stable")
+
+
+def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, explain: bool = True) -> dict[str, np.ndarray]:
+    """Score one chunk of rows; return the scored columns as object arrays (row-major by case)."""
+    n = len(rows)
+    cells = _Cells()
+    for scorer, block, base_meta in _chunk_blocks(rows, config, explain):
+        cells.add(scorer, block, base_meta)
     k = len(cells.cols["scorer"])
     out: dict[str, Any] = {name: _interleave(parts, n) for name, parts in cells.cols.items()}
     pos = np.repeat(np.arange(n), k)  # each scored row's row in the chunk
 
     # Per-row assertions: extra scorers on their row, placed after the row's graders.
-    if "assertions" in rows.columns and any(rows["assertions"]):
-        out = {name: col.tolist() for name, col in out.items()}
-        at = pos.tolist()
-        for i, assertions in enumerate(rows["assertions"]):
-            for j, a in enumerate(assertions or ()):
-                g, meta = run_assertion(a, refs[i], outputs[i])
-                score, passed, err, near = grade_cells(g)
-                for name, value in (
-                    ("scorer", scorer_name(j, str(a.get("type", "")))), ("score", score), ("pass", passed),
-                    ("error", err), ("near_miss", near), ("explanation", g.explanation),
-                    ("metadata", json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)),
-                    ("status", g.status), ("details", dict(g.details)),
-                ):
-                    out[name].append(value)
-                at.append(i)
-        order = np.argsort(np.asarray(at), kind="stable")
-        out = {name: _objects(map(col.__getitem__, order), len(order)) for name, col in out.items()}
-        pos = np.asarray(at)[order]
+    extra = _chunk_assertions(rows)
+    if extra:
+        order = _after_their_rows(pos, [i for i, *_ in extra])
+        added: dict[str, list[Any]] = {name: [] for name in out}
+        for _, scorer, g, meta in extra:
+            score, passed, err, near = grade_cells(g)
+            for name, value in (
+                ("scorer", scorer), ("score", score), ("pass", passed), ("error", err), ("near_miss", near),
+                ("explanation", g.explanation), ("metadata", _meta_text(meta)), ("status", g.status), ("details", dict(g.details)),
+            ):
+                added[name].append(value)
+        out = {name: np.concatenate([col, _objects(added[name], len(extra))])[order] for name, col in out.items()}
+        pos = np.concatenate([pos, [i for i, *_ in extra]])[order]
     out["_pos"] = pos
     # The row's own cells: only the columns the chunk was sent (``_sent_columns``); the
     # parent fills in the rest from ``_pos`` (``_attach_rows``).
@@ -259,8 +287,156 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, ex
         if name in rows.columns:
             out[name] = _objects(rows[name], n)[pos]
     if include_output:
-        out["output"] = _objects(outputs, n)[pos]
+        out["output"] = _objects(rows["output"], n)[pos]
     return out
+
+
+# A Tally's statuses travel as codes into this tuple.
+STATUSES = ("pass", "fail", "not_judged", "error", "scored")
+_STATUS_CODE = {name: code for code, name in enumerate(STATUSES)}
+_SCORE_CELLS: dict[Any, str] = {None: "", 0.0: "0.0", 1.0: "1.0"}
+
+
+def _block_lines(prefix: Sequence[str], scorer: str, block: Block, base_meta: dict[str, Any],
+                 suffix: Iterable[str]) -> list[str]:
+    """Each row's line of the scored file for one scorer's block, without its line end:
+    the row's own cells (``prefix``), then the scorer, score, pass, error, near_miss,
+    explanation and metadata cells as ``csv_cell`` quotes them, then ``suffix`` (the
+    output cell after a comma, or ""). The cells the ``_Cells`` of ``score_frame`` hold,
+    formatted in one pass over the block; what repeats is formatted once (the metadata per
+    signature, the pass, error and near-miss cells per status, verdict and near miss)."""
+    sc = csv_cell(scorer)
+    metas: dict[Any, str] = {}
+    heads: dict[tuple[Any, ...], str] = {}
+    texts = block.explanation
+    if None in texts:  # a deferred explanation: an empty cell, as csv_cell writes None
+        texts = ["" if x is None else x for x in texts]
+    lines: list[str] = []
+    add = lines.append
+    for p, st, score, ok, ex, near, d, sf in zip(
+        prefix, block.status, block.score, block.passed, texts, block.near_miss, block.details, suffix
+    ):
+        sig = d.get("signature") if d else None
+        mc = metas.get(sig)
+        if mc is None:
+            meta = dict(base_meta)
+            if sig:
+                meta["signature"] = sig
+            mc = metas[sig] = csv_cell(json.dumps(meta, ensure_ascii=False, sort_keys=True))
+        sv = _SCORE_CELLS.get(score)
+        if sv is None:
+            sv = repr(float(score))
+        if st == "error":  # the error cell is the explanation
+            mid = f"{_PASS_CELL[ok]},{csv_cell(ex)},{csv_cell(';'.join(near)) if near else ''}"
+        else:
+            mid = heads.get((st, ok, near))
+            if mid is None:
+                err = "not-judged" if st == "not_judged" else ""
+                mid = heads[st, ok, near] = f"{_PASS_CELL[ok]},{err},{csv_cell(';'.join(near)) if near else ''}"
+        if _QUOTE in ex:
+            add(f'{p},{sc},{sv},{mid},"{ex.replace(_QUOTE, _QUOTES)}",{mc}{sf}')
+        elif "," in ex or "\n" in ex or "\r" in ex:
+            add(f'{p},{sc},{sv},{mid},"{ex}",{mc}{sf}')
+        else:
+            add(f"{p},{sc},{sv},{mid},{ex},{mc}{sf}")
+    return lines
+
+
+def _row_cells(rows: pd.DataFrame, include_output: bool) -> tuple[list[str], Iterable[str]]:
+    """Each row's cells that begin its lines (item, system, repeat) and end them (the
+    output after a comma, when asked; else "")."""
+    cells = [_csv_column(list(rows[c])) for c in ("item", "system", "repeat")]
+    prefix = list(map(",".join, zip(*cells)))
+    suffix = ["," + c for c in _csv_column(list(rows["output"]))] if include_output else repeat("")
+    return prefix, suffix
+
+
+def _grid(columns: Sequence[Sequence[Any]], dtype: Any, n: int) -> np.ndarray:
+    """k columns of n values -> n*k values, row-major (``_interleave`` for numbers)."""
+    if not columns:
+        return np.empty(0, dtype=dtype)
+    return np.stack([np.asarray(c, dtype=dtype).reshape(n) for c in columns], axis=1).ravel()
+
+
+def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[str, Any]:
+    """One chunk scored for the scored file: its lines, formatted here (``_block_lines``),
+    as bytes (``_csv``) or in a new file in the directory ``back.csv`` (``_csv_file``), and
+    what the summary reads of its scored rows (``Tally``): the scorers as codes into
+    ``_scorers``, the statuses as codes into ``STATUSES``, the score values, the near
+    misses, and ``_pos`` (each scored row's row in the chunk; without ``back.slim`` the
+    system instead); BLEU's and chrF's statistics summed per (scorer, system)
+    (``_statistics``); the unknown assertion kinds counted (``_unknown``). No cell of
+    the scored rows is kept: the lines hold them."""
+    n = len(rows)
+    blocks = _chunk_blocks(rows, config)
+    extra = _chunk_assertions(rows)
+    prefix, suffix = _row_cells(rows, back.include_output)
+    lines = [_block_lines(prefix, scorer, block, meta, suffix) for scorer, block, meta in blocks]
+    if extra:  # after the row's graders, on its last grader's line
+        sfx = suffix if back.include_output else None
+        added = []
+        for i, scorer, g, meta in extra:
+            score, passed, err, near = grade_cells(g)
+            cells = (scorer, score, passed, err, near, g.explanation, _meta_text(meta))
+            added.append(prefix[i] + "," + ",".join(map(csv_cell, cells)) + (sfx[i] if sfx is not None else ""))
+        if lines:
+            last = lines[-1]
+            for (i, *_), line in zip(extra, added):
+                last[i] = last[i] + "\n" + line
+        else:
+            lines = [added]
+    text = "\n".join(chain.from_iterable(zip(*lines))) if lines and lines[0] else ""
+    data = (text + "\n" if text else "").encode("utf-8", "backslashreplace")
+
+    k = len(blocks)
+    names = [scorer for scorer, _, _ in blocks]
+    part: dict[str, Any] = {
+        "scorer": np.tile(np.arange(k, dtype=np.int16), n),
+        "status": _grid([[_STATUS_CODE[x] for x in b.status] for _, b, _ in blocks], np.int8, n),
+        "values": _grid([b.score for _, b, _ in blocks], np.float64, n),  # None -> NaN
+        "near": _grid([[bool(x) for x in b.near_miss] for _, b, _ in blocks], np.bool_, n),
+    }
+    pos = np.repeat(np.arange(n), k)
+    unknown: dict[str, int] = {}
+    if extra:
+        code = {}
+        for _, scorer, _, _ in extra:
+            if scorer not in code:
+                code[scorer] = len(names)
+                names.append(scorer)
+        order = _after_their_rows(pos, [i for i, *_ in extra])
+        more = {
+            "scorer": np.array([code[scorer] for _, scorer, _, _ in extra], dtype=np.int16),
+            "status": np.array([_STATUS_CODE[g.status] for _, _, g, _ in extra], dtype=np.int8),
+            "values": np.array([g.score for _, _, g, _ in extra], dtype=np.float64),
+            "near": np.array([bool(g.near_miss) for _, _, g, _ in extra], dtype=np.bool_),
+        }
+        part = {c: np.concatenate([col, more[c]])[order] for c, col in part.items()}
+        pos = np.concatenate([pos, [i for i, *_ in extra]])[order]
+        for _, _, g, meta in extra:
+            if g.status == "error" and meta.get("unsupported"):
+                unknown[meta["kind"]] = unknown.get(meta["kind"], 0) + 1
+    part["_scorers"] = names
+    part["_unknown"] = unknown
+    systems = rows["system"].to_numpy(dtype=object)
+    sums: CorpusStatistics = {}
+    for scorer, block, _ in blocks:
+        if scorer in CORPUS_SCORERS:
+            for system, at in positions_by_value(systems).items():
+                sums[(scorer, system)] = (len(at), statistic_sums(scorer, [block.details[i] for i in at.tolist()]))
+    part["_statistics"] = sums
+    if back.slim:
+        part["_pos"] = pos
+    else:
+        part["system"] = systems[pos]
+    if isinstance(back.csv, str):
+        fd, path = tempfile.mkstemp(dir=back.csv, suffix=".csv")
+        with open(fd, "wb") as f:
+            f.write(data)
+        part["_csv_file"] = path
+    else:
+        part["_csv"] = data
+    return part
 
 
 # The scored rows' cells that are their source row's: a worker leaves them out of what it
@@ -299,15 +475,16 @@ def default_workers() -> int:
 
 @dataclass(frozen=True)
 class _Return:
-    """What a scored chunk sends back to the parent (``_finish_part``).
+    """What a scored chunk sends back to the parent (``_finish_part``, ``_file_part``).
 
     ``include_output``: the output column too. ``details``: every row's details (else only
-    those of ``CHART_SCORERS``, or with ``csv`` of ``CORPUS_SCORERS``). ``explain``: False
-    defers the explanations of the graders that can (``explain_rows``). ``slim``: leave out
-    the cells the parent has (``ROW_COLUMNS``, the output; ``_attach_rows``). ``csv``: the chunk's
-    lines of the scored file instead of its long text columns, as bytes (True) or in a file
-    in this directory. ``sums``: BLEU's and chrF's corpus statistics summed per (scorer,
-    system) (``_statistics``) instead of their rows' details, where the rows travel.
+    those of ``CHART_SCORERS``). ``explain``: False defers the explanations of the graders
+    that can (``explain_rows``). ``slim``: leave out the cells the parent has
+    (``ROW_COLUMNS``, the output; ``_attach_rows``). ``csv``: the chunk's lines of the
+    scored file and its ``Tally`` columns instead of its cells (``_file_part``), the lines
+    as bytes (True) or in a file in this directory. ``sums``: BLEU's and chrF's corpus
+    statistics summed per (scorer, system) (``_statistics``) instead of their rows'
+    details, where the rows travel (always with ``csv``).
     """
 
     include_output: bool = False
@@ -362,26 +539,11 @@ def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
 
 
 def _finish_part(part: dict[str, Any], back: _Return) -> dict[str, Any]:
-    """Trim a scored chunk for its trip back to the parent as ``back`` says. With ``csv`` a
-    directory, the lines are written to a new file there and only its path, ``_csv_file``,
-    goes back: the parent copies it into the scored file in the kernel, and the bytes
-    never cross a pipe or pass through the parent (True: the bytes go back, ``_csv``)."""
+    """Trim a scored chunk of ``score_frame`` for its trip back to the parent as ``back``
+    says (the scored file's chunks are ``_file_part``'s)."""
     if back.sums:
         part["_statistics"] = _chunk_statistics(part)
-    if back.csv:  # the chunk's lines of the scored file, formatted here; the long texts stay here
-        columns = list(SCORED_COLUMNS) + (["output"] if back.include_output else [])
-        data = _csv_block([part[c] for c in columns]).encode("utf-8", "backslashreplace")
-        if isinstance(back.csv, str):
-            fd, path = tempfile.mkstemp(dir=back.csv, suffix=".csv")
-            with open(fd, "wb") as f:
-                f.write(data)
-            part["_csv_file"] = path
-        else:
-            part["_csv"] = data
-        for c in ("explanation", "output"):
-            part.pop(c, None)
-        part["details"] = _kept_details(part, () if back.sums else CORPUS_SCORERS)
-    elif not back.details:  # pickling a dict per row back to the parent costs more than scoring
+    if not back.details:  # pickling a dict per row back to the parent costs more than scoring
         part["details"] = _kept_details(part, CHART_ONLY_SCORERS if back.sums else CHART_SCORERS)
     if back.slim:
         for c in ROW_COLUMNS + ("output",):
@@ -400,6 +562,8 @@ def _score_span(a: int, b: int) -> dict[str, Any]:
 def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
     """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
     with _collector_paused():
+        if back.csv:
+            return _file_part(rows, config, back)
         return _finish_part(_score_chunk(rows, config, back.include_output, back.explain), back)
 
 
@@ -471,19 +635,17 @@ def score_to_csv(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
-    statistics: CorpusStatistics | None = None,
-) -> pd.DataFrame:
+) -> Tally:
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
     worker processes when there are several, and written as soon as the chunks before it
     are, so the parent never holds the whole file (to a path, workers leave their lines in
     files beside it, which the parent copies in file to file). A path is written to a temporary file
     beside it and renamed into place at the end: a failed or cancelled run leaves no half
-    file. Returns the scored frame without ``explanation`` and ``output``, ``details``
-    kept for BLEU and chrF rows only (what ``summarize`` reads) — or, when ``statistics``
-    is a dict, no details at all: the dict is filled with BLEU's and chrF's corpus
-    statistics summed per (scorer, system) where the rows were scored (pass it to
-    ``summarize``), which spares a dict per row its trip between processes.
+    file. Each chunk's lines are formatted straight from its graders' results
+    (``_block_lines``), and no cell travels back: returns the ``Tally`` that
+    ``summarize`` reads (statuses, scores and near misses as numbers, BLEU's and chrF's
+    corpus statistics summed where the rows were scored, the unknown assertion kinds).
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
@@ -508,10 +670,14 @@ def score_to_csv(
         except OSError as e:
             raise OutputError(e.errno, e.strerror) from e
 
+    statistics: CorpusStatistics = {}
+    unknown: dict[str, int] = {}
+
     def emit(k: int, part: dict[str, Any]) -> None:
         nonlocal written
-        if statistics is not None:
-            add_statistics(statistics, part.pop("_statistics"))
+        add_statistics(statistics, part.pop("_statistics"))
+        for kind, count in part.pop("_unknown").items():
+            unknown[kind] = unknown.get(kind, 0) + count
         waiting[k] = part.pop("_csv") if "_csv" in part else part.pop("_csv_file")
         while written in waiting:
             write(waiting.pop(written))
@@ -525,7 +691,7 @@ def score_to_csv(
             except OSError as e:
                 raise OutputError(e.errno, e.strerror) from e
         write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        back = _Return(include_output=include_output, details=False, csv=spool or True, sums=statistics is not None)
+        back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True)
         parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
         if tmp is not None:
             try:
@@ -543,8 +709,24 @@ def score_to_csv(
                 pass
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
-    columns = [c for c in list(SCORED_COLUMNS) + list(EXTRA_COLUMNS) if c not in ("explanation", "output")]
-    return _frame(parts, columns)
+    return _tally(parts, statistics, unknown)
+
+
+def _tally(parts: list[dict[str, Any]], statistics: CorpusStatistics, unknown: dict[str, int]) -> Tally:
+    """The file parts' summary columns end to end, their codes turned back into names."""
+    def joined(name: str, dtype: Any) -> np.ndarray:
+        return np.concatenate([part[name] for part in parts]) if parts else np.empty(0, dtype=dtype)
+
+    scorers = [np.array(part["_scorers"], dtype=object)[part["scorer"]] for part in parts]
+    return Tally(
+        scorer=np.concatenate(scorers) if parts else np.empty(0, dtype=object),
+        system=joined("system", object),
+        status=np.array(STATUSES, dtype=object)[joined("status", np.int8)],
+        values=joined("values", np.float64),
+        near=joined("near", np.bool_),
+        unknown_assertions=dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))),
+        statistics=statistics,
+    )
 
 
 def _append_file(path: str, fd: int) -> None:
@@ -605,7 +787,8 @@ def _score_parts(
     else:
         ctx = get_context(start_method)
         back = replace(back, slim=True)
-        row_arrays = {c: rows[c].to_numpy(dtype=object) for c in ROW_COLUMNS}
+        # what the parent attaches to each part by position: a file part's system alone
+        row_arrays = {c: rows[c].to_numpy(dtype=object) for c in (("system",) if back.csv else ROW_COLUMNS)}
         if back.include_output and not back.csv:
             row_arrays["output"] = rows["output"].to_numpy(dtype=object)
         if start_method == "fork":

@@ -14,7 +14,7 @@ from .columns import suggest_mapping
 from .config import RunConfig, mapping_dict
 from .readers import DEFAULT_MAX_BYTES, ResultsFile, read_results
 from .rows import Prepared, prepare
-from .summary import summarize
+from .summary import Tally, summarize
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class ScoreRun:
     file: ResultsFile
     mapping: Mapping[str, str | None]
     prepared: Prepared
-    scored: pd.DataFrame
+    scored: pd.DataFrame | Tally  # a Tally when the scored file was written while scoring
     summary: dict[str, Any]
 
 
@@ -50,8 +50,8 @@ def score_prepared(
     explain: bool = True,
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
-    written while scoring (``batch.score_to_csv``) and ``scored`` leaves out the long
-    text columns it holds (explanation, output) and the details. BLEU's and chrF's corpus
+    written while scoring (``batch.score_to_csv``) and ``scored`` is the ``Tally`` the
+    summary reads, not the scored rows (the file holds them). BLEU's and chrF's corpus
     statistics reach the summary summed where the rows were scored, so with ``details=False``
     their rows' details stay in the worker processes. ``start_method``: how worker
     processes start (``batch.score_frame``; "forkserver" inside a threaded host).
@@ -61,13 +61,14 @@ def score_prepared(
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     if prepared is None:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
-    statistics: dict = {}  # BLEU's and chrF's corpus statistics, summed where the rows were scored
+    statistics: dict | None = None  # the Tally holds its own
     if write_to is not None:
         scored = score_to_csv(
             prepared.rows, config, write_to, include_output=include_output, workers=workers or 1, progress=progress,
-            cancel=cancel, statistics=statistics,
+            cancel=cancel,
         )
     else:
+        statistics = {}  # BLEU's and chrF's corpus statistics, summed where the rows were scored
         scored = score_frame(
             prepared.rows, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel,
             details=details, start_method=start_method, statistics=statistics, explain=explain,

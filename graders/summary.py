@@ -9,6 +9,7 @@ scores without a threshold; ``mean_score`` is over rows that have a score.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -62,15 +63,45 @@ def positions_by_value(values: np.ndarray, within: np.ndarray | None = None) -> 
     return {name: at[order[bounds[k]:bounds[k + 1]]] for k, name in enumerate(names.tolist())}
 
 
-class _Columns:
-    """The scored frame's columns the summary reads, as arrays, each made once."""
+# Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
+CorpusStatistics = dict[tuple[str, Any], tuple[int, "list[int] | None"]]
 
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self.scorer = frame["scorer"].to_numpy(dtype=object)
-        self.system = frame["system"].to_numpy(dtype=object)
-        self.status = frame["status"].to_numpy(dtype=object)
-        self.values = score_values(frame["score"]).to_numpy()
-        self.near = frame["near_miss"].to_numpy(dtype=object) != ""
+
+@dataclass(frozen=True)
+class Tally:
+    """What the summary reads of scored rows that were written out instead of kept
+    (``batch.score_to_csv``). Per scored row, in the scored frame's order: ``scorer``,
+    ``system`` and ``status`` (object arrays), ``values`` (the score, NaN where its cell is
+    empty) and ``near`` (a near miss or not). ``unknown_assertions``: the assertion kinds
+    no grader knows, with their counts. ``statistics``: BLEU's and chrF's corpus statistics
+    summed per (scorer, system)."""
+
+    scorer: np.ndarray
+    system: np.ndarray
+    status: np.ndarray
+    values: np.ndarray
+    near: np.ndarray
+    unknown_assertions: dict[str, int] = field(default_factory=dict)
+    statistics: CorpusStatistics = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.scorer)
+
+
+class _Columns:
+    """The scored rows' cells the summary reads, as arrays, each made once: from a scored
+    frame, or a ``Tally``."""
+
+    def __init__(self, scored: "pd.DataFrame | Tally") -> None:
+        if isinstance(scored, Tally):
+            self.scorer, self.system, self.status = scored.scorer, scored.system, scored.status
+            self.values, self.near = scored.values, scored.near
+        else:
+            self.scorer = scored["scorer"].to_numpy(dtype=object)
+            self.system = scored["system"].to_numpy(dtype=object)
+            self.status = scored["status"].to_numpy(dtype=object)
+            self.values = score_values(scored["score"]).to_numpy()
+            self.near = scored["near_miss"].to_numpy(dtype=object) != ""
         self._scorers: dict[Any, np.ndarray] | None = None
 
     @property
@@ -83,10 +114,6 @@ class _Columns:
     def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
         groups = self.scorers if within is None else positions_by_value(self.scorer, within)
         return {str(name): _stats(self.status[at], self.values[at], self.near[at]) for name, at in groups.items()}
-
-
-# Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
-CorpusStatistics = dict[tuple[str, Any], tuple[int, "list[int] | None"]]
 
 
 def statistic_sums(name: str, details: Sequence[Any]) -> list[int] | None:
@@ -123,7 +150,7 @@ def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | No
     return statistic_sums(name, details)
 
 
-def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.DataFrame,
+def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.DataFrame | Tally",
                    columns: _Columns | None = None,
                    statistics: CorpusStatistics | None = None) -> dict[str, dict[str, Any]]:
     """Per system: corpus BLEU / chrF beside the mean of the sentence scores; the corpus
@@ -136,7 +163,9 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: pd.Data
     if "bleu" not in graders and "chrf" not in graders:
         return out
     cols = columns if columns is not None else _Columns(scored)
-    details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
+    if isinstance(scored, Tally) and statistics is None:
+        statistics = scored.statistics
+    details = None if isinstance(scored, Tally) or "details" not in scored.columns else scored["details"].to_numpy(dtype=object)
     mine_at = {key: at for key, at in cols.scorers.items() if key in ("bleu", "chrf")}
     # positions_by_value, not groupby: pandas would put the systems into its string
     # dtype, which cannot hold a lone surrogate (a JSON version "\ud800")
@@ -185,7 +214,7 @@ def unknown_assertion_kinds(scored: pd.DataFrame, scorers: Sequence[Any] | None 
 
 
 def summarize(
-    scored: pd.DataFrame,
+    scored: "pd.DataFrame | Tally",
     rows: pd.DataFrame,
     *,
     graders: tuple[str, ...],
@@ -195,8 +224,9 @@ def summarize(
 ) -> dict[str, Any]:
     """The run's summary (SPEC §7): counts per grader, overall and per system, the corpus
     figures, the left-out report and unknown assertion kinds. ``statistics``: BLEU's and
-    chrF's corpus statistics summed per (scorer, system), as ``batch.score_frame`` and
-    ``batch.score_to_csv`` fill them (used instead of ``scored``'s details)."""
+    chrF's corpus statistics summed per (scorer, system), as ``batch.score_frame`` fills
+    them (used instead of ``scored``'s details). ``scored``: the scored frame, or the
+    ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
     cols = _Columns(scored)
     overall = cols.by_scorer()
     by_system = positions_by_value(cols.system)
@@ -210,6 +240,7 @@ def summarize(
         "systems": systems,
         "corpus": corpus_figures(rows, graders, scored, cols, statistics),
         "left_out": dict(left_out or {}),
-        "unknown_assertions": unknown_assertion_kinds(scored, list(cols.scorers)),
+        "unknown_assertions": (dict(scored.unknown_assertions) if isinstance(scored, Tally)
+                               else unknown_assertion_kinds(scored, list(cols.scorers))),
         "config": dict(config or {}),
     }

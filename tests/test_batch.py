@@ -2,10 +2,12 @@
 assertions, the scored file's cells, and the summary."""
 
 import io
+from dataclasses import replace
 import json
 import os
 import stat
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -279,26 +281,54 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers):
-    """Formatting each chunk where it is scored gives the same file, and the frame it returns
-    is the full frame less the long text columns. The first chunks hold assertions; the
-    others are grids (each row's scorers in turn), whose row cells are quoted once per row."""
+    """Formatting each chunk's lines straight from its graders' results gives the file of
+    the scored frame, and the Tally it returns holds the frame's scorers, systems, statuses,
+    scores and near misses in the frame's order, so the summaries are equal. The first
+    chunks hold assertions (one of a kind no grader knows); the others are grids (each
+    row's scorers in turn), whose row cells are quoted once per row."""
     import graders.batch as b
+    from graders.summary import score_values, unknown_assertion_kinds
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(700, seed=12) + [(["x"], 'a "quoted",\r\nline'), (["é"], "NA")]
     rows = rows_of(data)
-    rows["assertions"] = [({"type": "contains", "value": "a"},) if i % 7 == 0 and i < 300 else () for i in range(len(rows))]
+    rows["assertions"] = [
+        (({"type": "contains", "value": "a"},) + (({"type": "llm-rubric", "value": "polite"},) if i % 3 == 0 else ()))
+        if i % 7 == 0 and i < 300 else () for i in range(len(rows))
+    ]
     rows.loc[rows.index[-3:], "item"] = ['c "1"', "c,2", "c\n3"]
     rows.loc[rows.index[-2:], "system"] = ["v,1", 'v"2']
     cfg = config_of("exact", "numeric", "token_f1", overall="all")
     full = score_frame(rows, cfg, include_output=True)
     buf = io.BytesIO()
-    lean = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
+    tally = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
     assert buf.getvalue() == b.scored_csv_bytes(full, include_output=True)
-    assert "explanation" not in lean.columns and "output" not in lean.columns
-    assert lean["details"].isna().all()  # no BLEU or chrF here: no details kept
-    cols = [c for c in lean.columns if c != "details"]
-    pd.testing.assert_frame_equal(lean[cols], full[cols])
+    assert len(tally) == len(full)
+    for name in ("scorer", "system", "status"):
+        assert getattr(tally, name).tolist() == full[name].tolist()
+    np.testing.assert_array_equal(tally.values, score_values(full["score"]).to_numpy())
+    assert tally.near.tolist() == (full["near_miss"] != "").tolist()
+    assert tally.unknown_assertions == unknown_assertion_kinds(full) == {"llm-rubric": 15}
+    graders = ("exact", "numeric", "token_f1")
+    assert summarize(tally, rows, graders=graders) == summarize(full, rows, graders=graders)
+
+
+@pytest.mark.parametrize("graders", [(), ("exact",)])
+def test_score_to_csv_of_assertions_alone_and_of_no_rows(graders):
+    """No grader but the rows' assertions: their lines alone; no rows: the header alone."""
+    import graders.batch as b
+
+    rows = rows_of([(["a"], "a b"), (["b"], "c"), (["c"], "c")])
+    rows["assertions"] = [({"type": "contains", "value": "b"},), (), ({"type": "equals", "value": "c"}, {"type": "icontains", "value": "C"})]
+    cfg = config_of(*graders)
+    full = score_frame(rows, cfg)
+    buf = io.BytesIO()
+    tally = b.score_to_csv(rows, cfg, buf)
+    assert buf.getvalue() == b.scored_csv_bytes(full)
+    assert tally.scorer.tolist() == full["scorer"].tolist() and len(tally) == 3 * len(graders) + 3
+    buf = io.BytesIO()
+    empty = b.score_to_csv(rows.iloc[:0], cfg, buf)
+    assert buf.getvalue() == b.scored_csv_bytes(score_frame(rows.iloc[:0], cfg)) and len(empty) == 0
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -380,7 +410,7 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
     data = mixed_pairs(400, seed=21) + [(["one ref", "two refs here"], "two refs"), ([""], "x"), (["a b"], "")]
     rows = rows_of(data)
     cfg = config_of("bleu", "chrf", "exact")
-    lean = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120)
+    lean = b.score_frame(rows, cfg, workers=workers, chunk_rows=120)
     summary = summarize(lean, rows, graders=("bleu", "chrf", "exact"))
     outputs, refs = list(rows["output"]), [list(r) for r in rows["refs"]]
     assert summary["corpus"]["v1"]["bleu"]["corpus"] == corpus_bleu(outputs, refs)
@@ -395,14 +425,15 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
         details[(lean["scorer"] == "chrf").idxmax()] = broken
         assert summarize(lean.assign(details=details), rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
     # Statistics summed where the rows were scored (what the command line does): no details travel.
-    sums = {}
-    bare = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120, statistics=sums)
-    assert bare["details"].isna().all() and set(sums) == {("bleu", "v1"), ("chrf", "v1")}
+    tally = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120)
+    sums = tally.statistics
+    assert set(sums) == {("bleu", "v1"), ("chrf", "v1")}
     assert all(count == len(rows) for count, _ in sums.values())
-    assert summarize(bare, rows, graders=("bleu", "chrf", "exact"), statistics=sums)["corpus"] == summary["corpus"]
+    assert summarize(tally, rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
     # A chunk whose statistics were missing: the second pass.
     gaps = {key: (count, None) for key, (count, _) in sums.items()}
-    assert summarize(bare, rows, graders=("bleu", "chrf", "exact"), statistics=gaps)["corpus"] == summary["corpus"]
+    assert summarize(replace(tally, statistics=gaps), rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
+    assert summarize(tally, rows, graders=("bleu", "chrf", "exact"), statistics=gaps)["corpus"] == summary["corpus"]
 
 
 @pytest.mark.parametrize("how", ["score_to_csv", "score_frame", "score_frame forkserver"])
@@ -418,7 +449,8 @@ def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers
     sums = {}
     config = config_of("bleu", "chrf", "numeric")
     if how == "score_to_csv":
-        scored = b.score_to_csv(rows, config, io.BytesIO(), workers=workers, chunk_rows=70, statistics=sums)
+        scored = b.score_to_csv(rows, config, io.BytesIO(), workers=workers, chunk_rows=70)
+        sums = scored.statistics
     else:
         scored = b.score_frame(rows, config, workers=workers, chunk_rows=70, details=False, statistics=sums,
                                start_method=how.split()[-1] if " " in how else "fork")

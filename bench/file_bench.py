@@ -143,11 +143,10 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
         mapping = resolve_mapping(file, config)
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
         mark("prepare")
-        statistics: dict = {}
-        scored = score_to_csv(prepared.rows, config, tmp / "stages.csv", workers=n_workers, statistics=statistics)
+        scored = score_to_csv(prepared.rows, config, tmp / "stages.csv", workers=n_workers)
         mark("score and write")
         summarize(scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
-                  config=config.to_dict(), statistics=statistics)
+                  config=config.to_dict())
         mark("summary")
         del scored
 

@@ -47,7 +47,11 @@ def nfkc(s: str) -> str:
 
 
 def _join_runs(s: str, sep: str) -> str:
-    # Same result as re.sub(r"\s+", sep, s), through C-speed str.split.
+    # Same result as re.sub(r"\s+", sep, s), through C-speed str methods. A printable
+    # text's only whitespace is the plain space (the other 28 are control or separator
+    # characters, which isprintable rejects): without two in a row, each is a run.
+    if "  " not in s and s.isprintable():
+        return s if sep == " " else s.replace(" ", sep)
     words = s.split()
     if not words:
         return sep if s else ""

@@ -86,6 +86,16 @@ def test_trim_removes_exactly_the_29_python_whitespace_characters():
     assert not grade("normalized", expected="x", output="\ufeffx", pipeline=["trim"]).passed
 
 
+def test_the_plain_space_is_the_only_printable_whitespace():
+    """What the whitespace steps' fast path (graders.text._join_runs) rests on."""
+    from graders.text import WHITESPACE, collapse_whitespace, underscore_join
+
+    assert [c for c in WHITESPACE if c.isprintable()] == [" "]
+    for s, collapsed, joined in [("", "", ""), (" ", " ", "_"), (" a b ", " a b ", "_a_b_"), ("a  b", "a b", "a_b"),
+                                 ("a\u3000b", "a b", "a_b"), ("a\tb ", "a b ", "a_b_")]:
+        assert (collapse_whitespace(s), underscore_join(s)) == (collapsed, joined)
+
+
 def test_squad_pipeline_equals_the_squad_script():
     from squad_v11 import normalize_answer
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
-from itertools import chain, repeat
+from itertools import chain
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -209,12 +209,18 @@ def _collector_paused() -> Any:
             collector.enable()
 
 
-def _chunk_blocks(rows: pd.DataFrame, config: RunConfig, explain: bool = True) -> list[tuple[str, Block, dict[str, Any]]]:
+# A chunk's scorers: (name, its block, the parameters its metadata starts from).
+Blocks = list[tuple[str, Block, dict[str, Any]]]
+# A chunk's assertions run: (row in the chunk, scorer, grade, metadata).
+Assertions = list[tuple[int, str, Grade, dict[str, Any]]]
+
+
+def _chunk_blocks(rows: pd.DataFrame, config: RunConfig, explain: bool = True) -> Blocks:
     """Each scorer's block over one chunk's rows, in the scored file's order (the graders,
     then the overall row), with the parameters its metadata starts from."""
     refs = list(rows["refs"])
     outputs = list(rows["output"])
-    blocks: list[tuple[str, Block, dict[str, Any]]] = []
+    blocks: Blocks = []
     binaries = []
     urefs, uouts, inverse = distinct_pairs(refs, outputs)
     # Several JSON graders parse the same outputs: each text is parsed once per chunk.
@@ -233,7 +239,7 @@ def _chunk_blocks(rows: pd.DataFrame, config: RunConfig, explain: bool = True) -
     return blocks
 
 
-def _chunk_assertions(rows: pd.DataFrame) -> list[tuple[int, str, Grade, dict[str, Any]]]:
+def _chunk_assertions(rows: pd.DataFrame) -> Assertions:
     """The chunk's per-row assertions run: (row in the chunk, scorer, grade, metadata) in
     row order, each row's in its order."""
     if "assertions" not in rows.columns or not any(rows["assertions"]):
@@ -250,7 +256,7 @@ def _meta_text(meta: dict[str, Any]) -> str:
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _after_their_rows(pos: np.ndarray, extra_rows: Sequence[int]) -> np.ndarray:
+def _after_their_rows(pos: np.ndarray, extra_rows: Sequence[int] | np.ndarray) -> np.ndarray:
     """The order that puts entries for ``extra_rows`` (appended after the grid, whose row
     of each entry is ``pos``) after their row's entries: a stable sort by row."""
     return np.argsort(np.concatenate([pos, np.asarray(extra_rows, dtype=pos.dtype)]), kind="stable")
@@ -298,7 +304,7 @@ _SCORE_CELLS: dict[Any, str] = {None: "", 0.0: "0.0", 1.0: "1.0"}
 
 
 def _block_lines(prefix: Sequence[str], scorer: str, block: Block, base_meta: dict[str, Any],
-                 suffix: Iterable[str]) -> list[str]:
+                 suffix: Sequence[str]) -> list[str]:
     """Each row's line of the scored file for one scorer's block, without its line end:
     the row's own cells (``prefix``), then the scorer, score, pass, error, near_miss,
     explanation and metadata cells as ``csv_cell`` quotes them, then ``suffix`` (the
@@ -342,13 +348,36 @@ def _block_lines(prefix: Sequence[str], scorer: str, block: Block, base_meta: di
     return lines
 
 
-def _row_cells(rows: pd.DataFrame, include_output: bool) -> tuple[list[str], Iterable[str]]:
+def _row_cells(rows: pd.DataFrame, include_output: bool) -> tuple[list[str], list[str]]:
     """Each row's cells that begin its lines (item, system, repeat) and end them (the
     output after a comma, when asked; else "")."""
     cells = [_csv_column(list(rows[c])) for c in ("item", "system", "repeat")]
     prefix = list(map(",".join, zip(*cells)))
-    suffix = ["," + c for c in _csv_column(list(rows["output"]))] if include_output else repeat("")
+    suffix = ["," + c for c in _csv_column(list(rows["output"]))] if include_output else [""] * len(rows)
     return prefix, suffix
+
+
+def _chunk_lines(rows: pd.DataFrame, blocks: Blocks, extra: Assertions,
+                 include_output: bool) -> bytes:
+    """The chunk's lines of the scored file, each row's scorers in turn and its assertions
+    after them, as UTF-8 (lone surrogates as backslash escapes)."""
+    prefix, suffix = _row_cells(rows, include_output)
+    lines = [_block_lines(prefix, scorer, block, meta, suffix) for scorer, block, meta in blocks]
+    if extra:
+        added = []
+        for i, scorer, g, meta in extra:
+            score, passed, err, near = grade_cells(g)
+            cells = (scorer, score, passed, err, near, g.explanation, _meta_text(meta))
+            added.append(prefix[i] + "," + ",".join(map(csv_cell, cells)) + suffix[i])
+        if lines:  # on the row's last grader's line, after it
+            last = lines[-1]
+            for (i, *_), line in zip(extra, added):
+                last[i] = last[i] + "\n" + line
+        else:
+            lines = [added]
+    if not lines or not lines[0]:
+        return b""
+    return ("\n".join(chain.from_iterable(zip(*lines))) + "\n").encode("utf-8", "backslashreplace")
 
 
 def _grid(columns: Sequence[Sequence[Any]], dtype: Any, n: int) -> np.ndarray:
@@ -358,36 +387,11 @@ def _grid(columns: Sequence[Sequence[Any]], dtype: Any, n: int) -> np.ndarray:
     return np.stack([np.asarray(c, dtype=dtype).reshape(n) for c in columns], axis=1).ravel()
 
 
-def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[str, Any]:
-    """One chunk scored for the scored file: its lines, formatted here (``_block_lines``),
-    as bytes (``_csv``) or in a new file in the directory ``back.csv`` (``_csv_file``), and
-    what the summary reads of its scored rows (``Tally``): the scorers as codes into
-    ``_scorers``, the statuses as codes into ``STATUSES``, the score values, the near
-    misses, and ``_pos`` (each scored row's row in the chunk; without ``back.slim`` the
-    system instead); BLEU's and chrF's statistics summed per (scorer, system)
-    (``_statistics``); the unknown assertion kinds counted (``_unknown``). No cell of
-    the scored rows is kept: the lines hold them."""
-    n = len(rows)
-    blocks = _chunk_blocks(rows, config)
-    extra = _chunk_assertions(rows)
-    prefix, suffix = _row_cells(rows, back.include_output)
-    lines = [_block_lines(prefix, scorer, block, meta, suffix) for scorer, block, meta in blocks]
-    if extra:  # after the row's graders, on its last grader's line
-        sfx = suffix if back.include_output else None
-        added = []
-        for i, scorer, g, meta in extra:
-            score, passed, err, near = grade_cells(g)
-            cells = (scorer, score, passed, err, near, g.explanation, _meta_text(meta))
-            added.append(prefix[i] + "," + ",".join(map(csv_cell, cells)) + (sfx[i] if sfx is not None else ""))
-        if lines:
-            last = lines[-1]
-            for (i, *_), line in zip(extra, added):
-                last[i] = last[i] + "\n" + line
-        else:
-            lines = [added]
-    text = "\n".join(chain.from_iterable(zip(*lines))) if lines and lines[0] else ""
-    data = (text + "\n" if text else "").encode("utf-8", "backslashreplace")
-
+def _tally_columns(n: int, blocks: Blocks, extra: Assertions) -> dict[str, Any]:
+    """A chunk's ``Tally`` columns in the scored frame's order: the scorers as codes into
+    ``_scorers``, the statuses as codes into ``STATUSES``, the score values (NaN for
+    none), near miss or not, and ``_pos`` (each scored row's row in the chunk); the
+    unknown assertion kinds counted (``_unknown``)."""
     k = len(blocks)
     names = [scorer for scorer, _, _ in blocks]
     part: dict[str, Any] = {
@@ -395,29 +399,42 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
         "status": _grid([[_STATUS_CODE[x] for x in b.status] for _, b, _ in blocks], np.int8, n),
         "values": _grid([b.score for _, b, _ in blocks], np.float64, n),  # None -> NaN
         "near": _grid([[bool(x) for x in b.near_miss] for _, b, _ in blocks], np.bool_, n),
+        "_pos": np.repeat(np.arange(n), k),
     }
-    pos = np.repeat(np.arange(n), k)
     unknown: dict[str, int] = {}
     if extra:
-        code = {}
+        code: dict[str, int] = {}
         for _, scorer, _, _ in extra:
-            if scorer not in code:
-                code[scorer] = len(names)
-                names.append(scorer)
-        order = _after_their_rows(pos, [i for i, *_ in extra])
+            code.setdefault(scorer, len(names) + len(code))
+        names += list(code)
         more = {
             "scorer": np.array([code[scorer] for _, scorer, _, _ in extra], dtype=np.int16),
             "status": np.array([_STATUS_CODE[g.status] for _, _, g, _ in extra], dtype=np.int8),
             "values": np.array([g.score for _, _, g, _ in extra], dtype=np.float64),
             "near": np.array([bool(g.near_miss) for _, _, g, _ in extra], dtype=np.bool_),
+            "_pos": np.array([i for i, *_ in extra], dtype=part["_pos"].dtype),
         }
+        order = _after_their_rows(part["_pos"], more["_pos"])
         part = {c: np.concatenate([col, more[c]])[order] for c, col in part.items()}
-        pos = np.concatenate([pos, [i for i, *_ in extra]])[order]
         for _, _, g, meta in extra:
             if g.status == "error" and meta.get("unsupported"):
                 unknown[meta["kind"]] = unknown.get(meta["kind"], 0) + 1
     part["_scorers"] = names
     part["_unknown"] = unknown
+    return part
+
+
+def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[str, Any]:
+    """One chunk scored for the scored file: its lines, formatted here (``_chunk_lines``),
+    as bytes (``_csv``) or in a new file in the directory ``back.csv`` (``_csv_file``:
+    the parent copies it into the scored file in the kernel, and the bytes never cross a
+    pipe); what the summary reads of its scored rows (``_tally_columns``; the system
+    instead of ``_pos`` without ``back.slim``); BLEU's and chrF's statistics summed per
+    (scorer, system) (``_statistics``). No cell of the scored rows goes back."""
+    blocks = _chunk_blocks(rows, config)
+    extra = _chunk_assertions(rows)
+    data = _chunk_lines(rows, blocks, extra, back.include_output)
+    part = _tally_columns(len(rows), blocks, extra)
     systems = rows["system"].to_numpy(dtype=object)
     sums: CorpusStatistics = {}
     for scorer, block, _ in blocks:
@@ -425,10 +442,8 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
             for system, at in positions_by_value(systems).items():
                 sums[(scorer, system)] = (len(at), statistic_sums(scorer, [block.details[i] for i in at.tolist()]))
     part["_statistics"] = sums
-    if back.slim:
-        part["_pos"] = pos
-    else:
-        part["system"] = systems[pos]
+    if not back.slim:
+        part["system"] = systems[part.pop("_pos")]
     if isinstance(back.csv, str):
         fd, path = tempfile.mkstemp(dir=back.csv, suffix=".csv")
         with open(fd, "wb") as f:
@@ -560,7 +575,8 @@ def _score_span(a: int, b: int) -> dict[str, Any]:
 
 
 def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
-    """One chunk scored and finished (``_score_chunk``, ``_finish_part``), the collector paused."""
+    """One chunk scored and finished (``_score_chunk`` and ``_finish_part``, or for the scored
+    file ``_file_part``), the collector paused."""
     with _collector_paused():
         if back.csv:
             return _file_part(rows, config, back)

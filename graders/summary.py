@@ -154,8 +154,8 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.Dat
                    columns: _Columns | None = None,
                    statistics: CorpusStatistics | None = None) -> dict[str, dict[str, Any]]:
     """Per system: corpus BLEU / chrF beside the mean of the sentence scores; the corpus
-    figure from the rows' statistics (``statistics`` when given, else their details),
-    from a second pass over the corpus where some are missing."""
+    figure from the rows' statistics (``statistics`` when given, else a ``Tally``'s, else
+    the scored frame's details), from a second pass over the corpus where some are missing."""
     from .bleu import compute_bleu, corpus_bleu
     from .chrf import compute_chrf, corpus_chrf
 

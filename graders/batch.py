@@ -165,20 +165,26 @@ class _Cells:
         ])
         c["near_miss"].append([";".join(x) if x else "" for x in block.near_miss])
         c["explanation"].append(block.explanation)
-        metas: dict[Any, str] = {}
-        col = []
-        for d in block.details:
-            sig = d.get("signature") if d else None
-            m = metas.get(sig)
-            if m is None:
-                meta = dict(base_meta)
-                if sig:
-                    meta["signature"] = sig
-                m = metas[sig] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
-            col.append(m)
-        c["metadata"].append(col)
+        c["metadata"].append(_metadata_texts(block, base_meta))
         c["status"].append(block.status)
         c["details"].append(block.details)
+
+
+def _metadata_texts(block: Block, base_meta: dict[str, Any]) -> list[str]:
+    """Each row's metadata cell: the scorer's parameters, with the row's signature when its
+    details hold one; each distinct text made once, and shared by its rows."""
+    metas: dict[Any, str] = {}
+    col = []
+    for d in block.details:
+        sig = d.get("signature") if d else None
+        m = metas.get(sig)
+        if m is None:
+            meta = dict(base_meta)
+            if sig:
+                meta["signature"] = sig
+            m = metas[sig] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+        col.append(m)
+    return col
 
 
 def _objects(values: Iterable[Any], n: int) -> np.ndarray:
@@ -309,26 +315,22 @@ def _block_lines(prefix: Sequence[str], scorer: str, block: Block, base_meta: di
     the row's own cells (``prefix``), then the scorer, score, pass, error, near_miss,
     explanation and metadata cells as ``csv_cell`` quotes them, then ``suffix`` (the
     output cell after a comma, or ""). The cells the ``_Cells`` of ``score_frame`` hold,
-    formatted in one pass over the block; what repeats is formatted once (the metadata per
-    signature, the pass, error and near-miss cells per status, verdict and near miss)."""
+    formatted in one pass over the block; what repeats is formatted once (the metadata
+    cells, the pass, error and near-miss cells per status, verdict and near miss)."""
     sc = csv_cell(scorer)
-    metas: dict[Any, str] = {}
+    quoted: dict[str, str] = {}  # each distinct metadata text quoted once
     heads: dict[tuple[Any, ...], str] = {}
     texts = block.explanation
     if None in texts:  # a deferred explanation: an empty cell, as csv_cell writes None
         texts = ["" if x is None else x for x in texts]
     lines: list[str] = []
     add = lines.append
-    for p, st, score, ok, ex, near, d, sf in zip(
-        prefix, block.status, block.score, block.passed, texts, block.near_miss, block.details, suffix
+    for p, st, score, ok, ex, near, m, sf in zip(
+        prefix, block.status, block.score, block.passed, texts, block.near_miss, _metadata_texts(block, base_meta), suffix
     ):
-        sig = d.get("signature") if d else None
-        mc = metas.get(sig)
+        mc = quoted.get(m)
         if mc is None:
-            meta = dict(base_meta)
-            if sig:
-                meta["signature"] = sig
-            mc = metas[sig] = csv_cell(json.dumps(meta, ensure_ascii=False, sort_keys=True))
+            mc = quoted[m] = csv_cell(m)
         sv = _SCORE_CELLS.get(score)
         if sv is None:
             sv = repr(float(score))

@@ -58,6 +58,8 @@ def positions_by_value(values: np.ndarray, within: np.ndarray | None = None) -> 
     order: what ``groupby(sort=False)`` gives, without moving the frame's columns."""
     at = np.arange(len(values)) if within is None else within
     codes, names = pd.factorize(values[at])
+    if len(names) < 1 << 15:  # numpy sorts 16-bit keys stably by radix: ten times faster
+        codes = codes.astype(np.int16)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
     return {name: at[order[bounds[k]:bounds[k + 1]]] for k, name in enumerate(names.tolist())}

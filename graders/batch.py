@@ -439,11 +439,10 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
     part = _tally_columns(len(rows), blocks, extra)
     systems = rows["system"].to_numpy(dtype=object)
     sums: CorpusStatistics = {}
+    part["_statistics"] = sums
     for scorer, block, _ in blocks:
         if scorer in CORPUS_SCORERS:
-            for system, at in positions_by_value(systems).items():
-                sums[(scorer, system)] = (len(at), statistic_sums(scorer, [block.details[i] for i in at.tolist()]))
-    part["_statistics"] = sums
+            sums.update(_scorer_statistics(scorer, systems, _objects(block.details, len(rows))))
     if not back.slim:
         part["system"] = systems[part.pop("_pos")]
     if isinstance(back.csv, str):
@@ -542,16 +541,20 @@ def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCO
     return out
 
 
+def _scorer_statistics(name: str, systems: np.ndarray, details: np.ndarray) -> CorpusStatistics:
+    """One corpus scorer's (BLEU's or chrF's) statistics summed per system, from its rows'
+    systems and details (object arrays)."""
+    return {(name, system): (len(at), statistic_sums(name, details[at])) for system, at in positions_by_value(systems).items()}
+
+
 def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
     """BLEU's and chrF's corpus statistics of a scored chunk summed per (scorer, system)."""
     out: CorpusStatistics = {}
     scorers, systems, details = part["scorer"], part["system"], part["details"]
     for name in CORPUS_SCORERS:
         mine = np.flatnonzero(scorers == name)
-        if not len(mine):
-            continue
-        for system, at in positions_by_value(systems[mine]).items():
-            out[(name, system)] = (len(at), statistic_sums(name, details[mine[at]]))
+        if len(mine):
+            out.update(_scorer_statistics(name, systems[mine], details[mine]))
     return out
 
 

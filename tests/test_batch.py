@@ -300,9 +300,15 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     rows.loc[rows.index[-2:], "system"] = ["v,1", 'v"2']
     cfg = config_of("exact", "numeric", "token_f1", overall="all")
     full = score_frame(rows, cfg, include_output=True)
+    whole = b.scored_csv_bytes(full, include_output=True)  # written in one piece
+    # Both writers join and encode their lines a few rows at a time: pieces of 40 rows,
+    # and chunk ends that fall inside a piece, at a row with assertions, and not at all.
+    monkeypatch.setattr(b, "_PIECE_ROWS", 40)
+    monkeypatch.setattr(b, "_WRITE_ROWS", 33)
+    assert b.scored_csv_bytes(full, include_output=True) == whole
     buf = io.BytesIO()
     tally = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
-    assert buf.getvalue() == b.scored_csv_bytes(full, include_output=True)
+    assert buf.getvalue() == whole
     assert len(tally) == len(full)
     for name in ("scorer", "system", "status"):
         assert getattr(tally, name).tolist() == full[name].tolist()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 from operator import itemgetter
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .numbers import EXACT, READ_MODES, Reading, read_number
 from .block import Block
@@ -33,9 +33,25 @@ def _dec(x: float) -> Decimal:
 
 def compare(exp: Decimal, out: Decimal, abs_tol: float, rel_tol: float) -> tuple[bool, Decimal, Decimal]:
     """(passed, |out - exp|, allowed difference), exact for any number of digits."""
-    diff = EXACT.abs(EXACT.subtract(out, exp))
-    allowed = max(_dec(abs_tol), EXACT.multiply(_dec(rel_tol), EXACT.abs(exp)))
-    return diff <= allowed, diff, allowed
+    return _comparer(abs_tol, rel_tol)(exp, out)
+
+
+def _comparer(abs_tol: float, rel_tol: float) -> Callable[[Decimal, Decimal], tuple[bool, Decimal, Decimal]]:
+    """``compare`` with the tolerances as decimals once; with no relative tolerance the
+    allowed difference is the absolute one (max keeps the first of equals)."""
+    dabs, drel = _dec(abs_tol), _dec(rel_tol)
+    subtract, absolute, multiply = EXACT.subtract, EXACT.abs, EXACT.multiply
+    if rel_tol == 0:
+        def fixed(exp: Decimal, out: Decimal) -> tuple[bool, Decimal, Decimal]:
+            diff = absolute(subtract(out, exp))
+            return diff <= dabs, diff, dabs
+        return fixed
+
+    def relative(exp: Decimal, out: Decimal) -> tuple[bool, Decimal, Decimal]:
+        diff = absolute(subtract(out, exp))
+        allowed = max(dabs, multiply(drel, absolute(exp)))
+        return diff <= allowed, diff, allowed
+    return relative
 
 
 def _fmt(d: Decimal) -> str:
@@ -57,50 +73,44 @@ def _no_output_number(read: str) -> Grade:
     return verdict(False, f"The output has no number when reading {_MODE_WORDS[read]}.", read=read)
 
 
-def _best(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader):
-    """The readings behind a verdict: None when no reference has a number, (output reading,
-    None) when the output has none, else (output reading, (passed, i, diff, allowed, exp))
-    for the best reference (a pass first, then the smallest difference)."""
-    readings = [(i, e) for i, e in enumerate(map(reader, refs, [read] * len(refs))) if e is not None]
-    if not readings:
-        return None
-    out = reader(output, read)
-    if out is None:
-        return out, None
+Best = tuple[bool, int, Decimal, Decimal, Reading]  # passed, reference index, difference, allowed, its reading
+
+
+def _best(refs: tuple[str, ...], out: Reading, read: str, cmp, reader) -> Best | None:
+    """The best reference for the output's reading (a pass first, then the smallest
+    difference, then the first), or None when no reference has a number."""
     best = None
-    for i, exp in readings:
-        passed, diff, allowed = compare(exp.value, out.value, abs_tol, rel_tol)
-        if best is None or (passed, -diff) > (best[0], -best[2]):
+    for i, r in enumerate(refs):
+        exp = reader(r, read)
+        if exp is None:
+            continue
+        passed, diff, allowed = cmp(exp.value, out.value)
+        if best is None or (passed and not best[0]) or (passed == best[0] and diff < best[2]):
             best = (passed, i, diff, allowed, exp)
-    return out, best
+    return best
 
 
-def _passes(refs: tuple[str, ...], output: str, read: str, abs_tol: float, rel_tol: float, reader) -> bool:
-    if reader(output, read) is None:  # no pass without an output number: the references need no reading
+def _passes(refs: tuple[str, ...], output: str, read: str, cmp, reader) -> bool:
+    out = reader(output, read)
+    if out is None:  # no pass without an output number: the references need no reading
         return False
-    found = _best(refs, output, read, abs_tol, rel_tol, reader)
-    return found is not None and found[1] is not None and found[1][0]
+    best = _best(refs, out, read, cmp, reader)
+    return best is not None and best[0]
 
 
 def _tolerance_words(abs_tol: float, rel_tol: float) -> str:
     return f"tolerance max(abs_tol {abs_tol:g}, rel_tol {rel_tol:g} × |expected|)"
 
 
-def _verdict(out: Reading, best: tuple, nrefs: int, read: str, tol: str, explain: bool = True) -> Grade:
-    """The verdict on a pair whose output and best reference (``_best``) both hold a number
-    (its explanation None without ``explain``)."""
+def _explain(out: Reading, best: Best, nrefs: int, read: str, tol: str) -> str:
+    """The explanation of a verdict on a pair whose output and best reference (``_best``)
+    both hold a number."""
     passed, i, diff, allowed, exp = best
-    text = None
-    if explain:
-        which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
-        text = (
-            f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
-            f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
-            f"the allowed {_fmt(allowed)} ({tol})."
-        )
-    return verdict(
-        passed, text, read=read, output_number=str(out.value), expected_number=str(exp.value),
-        difference=str(diff), allowed=str(allowed),
+    which = f" (reference {i + 1} of {nrefs})" if nrefs > 1 else ""
+    return (
+        f"Read {_fmt(out.value)} from the output ({_where(out, read)}) and {_fmt(exp.value)} from the "
+        f"reference{which} ({_where(exp, read)}). The difference {_fmt(diff)} is {'within' if passed else 'outside'} "
+        f"the allowed {_fmt(allowed)} ({tol})."
     )
 
 
@@ -134,18 +144,28 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
         block.status, block.passed, block.score = [nj.status] * n, [None] * n, [None] * n
         block.explanation, block.details = [nj.explanation if explain else None] * n, [nj.details] * n
     status, passed, score, explanation, details = block.status, block.passed, block.score, block.explanation, block.details
+    near_miss = block.near_miss
     others = [m for m in READ_MODES if m != read]
     tol = _tolerance_words(abs_tol, rel_tol)
+    cmp = _comparer(abs_tol, rel_tol)
+    no_number = _no_output_number(read)
     for i in judged:
         r, o = refs[i], outputs[i]
-        out, best = _best(r, o, read, abs_tol, rel_tol, reader)  # type: ignore[misc]
-        g = _no_output_number(read) if best is None else _verdict(out, best, len(r), read, tol, explain)
-        # Block.set without its copy of the details: the cached grades share theirs, unchanged.
-        status[i], passed[i], score[i], details[i] = g.status, g.passed, g.score, g.details
-        explanation[i] = g.explanation if explain else None
-        if g.status == "fail":
-            codes = tuple(f"read_{m}" for m in others if _passes(r, o, m, abs_tol, rel_tol, reader))
-            block.near_miss[i] = codes or None
+        out = reader(o, read)
+        if out is None:
+            ok = False
+            status[i], passed[i], score[i], details[i] = "fail", False, 0.0, no_number.details
+            explanation[i] = no_number.explanation if explain else None
+        else:
+            best = _best(r, out, read, cmp, reader)
+            ok, _, diff, allowed, exp = best  # type: ignore[misc]
+            status[i], passed[i], score[i] = ("pass", True, 1.0) if ok else ("fail", False, 0.0)
+            details[i] = {"read": read, "output_number": str(out.value), "expected_number": str(exp.value),
+                          "difference": str(diff), "allowed": str(allowed)}
+            explanation[i] = _explain(out, best, len(r), read, tol) if explain else None  # type: ignore[arg-type]
+        if not ok:
+            codes = tuple(f"read_{m}" for m in others if _passes(r, o, m, cmp, reader))
+            near_miss[i] = codes or None
     return block
 
 

@@ -101,6 +101,12 @@ def test_huge_numbers_are_compared_exactly():
     assert grade("numeric", expected=big, output=big).passed
     assert not grade("numeric", expected=big, output=big[:-1] + "8").passed
     assert grade("numeric", expected=big, output=big[:-1] + "8", abs_tol=1).passed
+    # a negative number keeps its digits too (unary minus would round it to 28)
+    neg = "-" + "1" * 40 + ".5"
+    assert read_number(neg, "whole").value == Decimal(neg)
+    assert not grade("numeric", expected=neg, output=neg[:-1] + "4").passed
+    assert grade("numeric", expected=f"({neg})", output=neg, read="first").passed
+    assert str(read_number("x -0 y", "first").value) == "0"
 
 
 @pytest.mark.parametrize("bad", [{"abs_tol": -1}, {"rel_tol": float("nan")}, {"read": "middle"}, {"tolerance": 1}])

@@ -72,33 +72,40 @@ def _window(s: str, at: int) -> str:
 
 
 def explain_differences(
-    expected: Sequence[str], outputs: Sequence[str], what: str = "reference", other: str = "output"
+    expected: Sequence[str], outputs: Sequence[str], what: str = "reference", other: str = "output", lead: str = "",
+    tail: str = "",
 ) -> tuple[list[str], list[dict]]:
     """For each unequal pair of a column, one paragraph on where and how the texts differ
-    (position, both characters, whitespace / case / NFC / NFKC flags) and the facts behind
-    it; the first differences are found at once (``first_differences``)."""
+    (position, both characters, whitespace / case / NFC / NFKC flags), between ``lead`` and
+    ``tail``, and the facts behind it; the first differences are found at once
+    (``first_differences``)."""
     positions = first_differences(expected, outputs)
-    head = what.capitalize()
+    head = f". {what.capitalize()}: “"
+    start, has, then, theirs = f"{lead}First difference at position ", f" (0-based): the {what} has ", f", the {other} has ", f"”; {other}: “"
     sentences: list[str] = []
     facts: list[dict] = []
-    words = _CHAR_WORDS
+    add_sentence, add_facts = sentences.append, facts.append
+    get = _CHAR_WORDS.get
     for e, o, pos in zip(expected, outputs, positions):
-        de, ue = (words.get(e[pos]) or _char_words(e[pos])) if pos < len(e) else _END_WORDS
-        do, uo = (words.get(o[pos]) or _char_words(o[pos])) if pos < len(o) else _END_WORDS
+        if pos < len(e):
+            de, ue = get(e[pos]) or _char_words(e[pos])
+        else:
+            de, ue = _END_WORDS
+        if pos < len(o):
+            do, uo = get(o[pos]) or _char_words(o[pos])
+        else:
+            do, uo = _END_WORDS
         se = e if len(e) <= 20 and e.isprintable() else _window(e, pos)
         so = o if len(o) <= 20 and o.isprintable() else _window(o, pos)
         flags = difference_flags(e, o)
-        sentence = (
-            f"First difference at position {pos} (0-based): the {what} has {de}, the {other} has {do}. "
-            f"{head}: “{se}”; {other}: “{so}”."
-        )
         if flags:
             note = _NOTES.get(flags)
             if note is None:
                 note = _NOTES[flags] = " Note: " + "; ".join(_FLAG_WORDS[f] for f in flags) + "."
-            sentence += note
-        sentences.append(sentence)
-        facts.append({"position": pos, "expected_char": ue, "output_char": uo, "flags": list(flags)})
+            add_sentence(f"{start}{pos}{has}{de}{then}{do}{head}{se}{theirs}{so}”.{note}{tail}")
+        else:
+            add_sentence(f"{start}{pos}{has}{de}{then}{do}{head}{se}{theirs}{so}”.{tail}")
+        add_facts({"position": pos, "expected_char": ue, "output_char": uo, "flags": list(flags)})
     return sentences, facts
 
 
@@ -125,13 +132,18 @@ def pass_text(refs: tuple[str, ...], output: str) -> str:
     return f"The output equals the reference{which}, code point for code point ({n} code point{'' if n == 1 else 's'})."
 
 
+_NOT_EQUAL = "The output is not equal to the reference. "
+
+
 def fail_texts(refs: Sequence[tuple[str, ...]], outputs: Sequence[str]) -> tuple[list[str], list[dict]]:
     """The fail explanations of a column of failing pairs, each against its closest reference."""
+    if all(len(r) == 1 for r in refs):
+        return explain_differences([r[0] for r in refs], outputs, lead=_NOT_EQUAL)
     closest = [0 if len(r) == 1 else closest_reference(r, o) for r, o in zip(refs, outputs)]
     texts, facts = explain_differences([r[k] for r, k in zip(refs, closest)], outputs)
     for j, (r, k) in enumerate(zip(refs, closest)):
         if len(r) == 1:
-            texts[j] = "The output is not equal to the reference. " + texts[j]
+            texts[j] = _NOT_EQUAL + texts[j]
         else:
             facts[j]["reference"] = k
             texts[j] = f"None of the {len(r)} references is equal; against the closest, reference {k + 1}: " + texts[j]

@@ -75,12 +75,19 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
             closest.append(k)
     if fails:
         if explain:
-            sentences, facts = explain_differences(fail_refs, fail_outs, what="normalized reference", other="normalized output")
-            for i, k, sentence, f in zip(fails, closest, sentences, facts):
-                m = len(refs[i])
-                lead = (f"After the pipeline ({name}) the output still differs"
-                        + (f" from all {m} references (closest: reference {k + 1})" if m > 1 else "") + ". ")
-                explanation[i] = lead + sentence + f" [{sig}]"
+            words = {"what": "normalized reference", "other": "normalized output", "tail": f" [{sig}]"}
+            if all(len(refs[i]) == 1 for i in fails):
+                sentences, facts = explain_differences(
+                    fail_refs, fail_outs, lead=f"After the pipeline ({name}) the output still differs. ", **words)
+            else:
+                sentences, facts = explain_differences(fail_refs, fail_outs, **words)
+                for j, (i, k) in enumerate(zip(fails, closest)):
+                    m = len(refs[i])
+                    sentences[j] = (f"After the pipeline ({name}) the output still differs"
+                                    + (f" from all {m} references (closest: reference {k + 1})" if m > 1 else "")
+                                    + ". " + sentences[j])
+            for i, sentence, f in zip(fails, sentences, facts):
+                explanation[i] = sentence
                 f["signature"] = sig
                 block.details[i] = f
         # The ASCII key also survives these steps, so the same screen is safe for them.

@@ -281,10 +281,12 @@ def first_differences(a: Sequence[str], b: Sequence[str]) -> list[int]:
     n = len(a)
     if n < 32:  # numpy's set-up costs more than a few searches
         return [first_difference(x, y) for x, y in zip(a, b)]  # type: ignore[misc]
-    out = [0] * n
     la = np.fromiter(map(len, a), dtype=np.int64, count=n)
     lb = np.fromiter(map(len, b), dtype=np.int64, count=n)
     common = np.minimum(la, lb)
+    if common.max() <= _VECTOR_MAX and int(common.sum()) <= _BLOCK_POINTS:  # one block of every pair
+        return _first_differences(_code_points(a), _code_points(b), la, lb, common).tolist()
+    out = [0] * n
     short = np.flatnonzero(common <= _VECTOR_MAX).tolist()
     for i in np.flatnonzero(common > _VECTOR_MAX).tolist():
         out[i] = first_difference(a[i], b[i])  # type: ignore[assignment]
@@ -293,19 +295,26 @@ def first_differences(a: Sequence[str], b: Sequence[str]) -> list[int]:
         # as many pairs as fit in one block of code points
         take = short[start:start + max(1, _BLOCK_POINTS // (_VECTOR_MAX + 1))]
         start += len(take)
-        m = common[take]
         pa, pb = _code_points([a[i] for i in take]), _code_points([b[i] for i in take])
-        oa = np.cumsum(la[take]) - la[take]  # where each text starts in the joined arrays
-        ob = np.cumsum(lb[take]) - lb[take]
-        seg = np.repeat(np.arange(len(take)), m)
-        k = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)  # index within the pair
-        hit = np.flatnonzero(pa[oa[seg] + k] != pb[ob[seg] + k])
-        pos = m.copy()  # no difference in the common part: the shorter text ends first
-        first_seg, first_at = np.unique(seg[hit], return_index=True)
-        pos[first_seg] = k[hit[first_at]]
-        for i, p in zip(take, pos.tolist()):
+        found = _first_differences(pa, pb, la[take], lb[take], common[take])
+        for i, p in zip(take, found.tolist()):
             out[i] = p
     return out
+
+
+def _first_differences(pa: np.ndarray, pb: np.ndarray, la: np.ndarray, lb: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """The first differing index of each pair of texts joined end to end as code points
+    (``pa``, ``pb``), of lengths ``la``, ``lb`` and common length ``m``."""
+    oa = np.cumsum(la) - la  # where each text starts in the joined arrays
+    ob = np.cumsum(lb) - lb
+    seg = np.repeat(np.arange(len(m)), m)
+    k = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)  # index within the pair
+    hit = np.flatnonzero(pa[oa[seg] + k] != pb[ob[seg] + k])
+    pos = m.copy()  # no difference in the common part: the shorter text ends first
+    at = seg[hit]  # ascending: each pair's first hit is where its pair number changes
+    first = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1]))) if len(at) else at
+    pos[at[first]] = k[hit[first]]
+    return pos
 
 
 def snippet(s: str, at: int, width: int = 20) -> str:

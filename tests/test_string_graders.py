@@ -43,6 +43,39 @@ def test_exact_explains_first_difference(expected, output, fragments):
     assert g.details["position"] == int(fragments[0].split()[1]) if fragments[0].startswith("position") else True
 
 
+@pytest.mark.parametrize(
+    "name, expected, output, explanation",
+    [
+        ("exact", "Paris", "Pariss",
+         "The output is not equal to the reference. First difference at position 5 (0-based): the reference "
+         "has end of text, the output has 's' (U+0073). Reference: “Paris”; output: “Pariss”."),
+        ("exact", ["Paris", "Lyon"], "paris",
+         "None of the 2 references is equal; against the closest, reference 1: First difference at position 0 "
+         "(0-based): the reference has 'P' (U+0050), the output has 'p' (U+0070). Reference: “Paris”; output: "
+         "“paris”. Note: only letter case differs."),
+        ("exact", "Paris", " Paris",
+         "The output is not equal to the reference. First difference at position 0 (0-based): the reference "
+         "has 'P' (U+0050), the output has ' ' (U+0020 SPACE). Reference: “Paris”; output: “ Paris”. Note: "
+         "only leading or trailing whitespace differs."),
+        ("exact", "The quick brown fox jumps over the lazy dog", "The quick brown fox jumped over the lazy dog",
+         "The output is not equal to the reference. First difference at position 24 (0-based): the reference "
+         "has 's' (U+0073), the output has 'e' (U+0065). Reference: “…quick brown fox jumps over the lazy "
+         "dog”; output: “…quick brown fox jumped over the lazy dog”."),
+        ("normalized", "Paris", "Pariss",
+         "After the pipeline (trim+lower) the output still differs. First difference at position 5 (0-based): "
+         "the normalized reference has end of text, the normalized output has 's' (U+0073). Normalized "
+         "reference: “paris”; normalized output: “pariss”. [normalized|pipeline:trim+lower]"),
+        ("normalized", ["Paris", "Lyon"], "Pariss",
+         "After the pipeline (trim+lower) the output still differs from all 2 references (closest: reference "
+         "1). First difference at position 5 (0-based): the normalized reference has end of text, the "
+         "normalized output has 's' (U+0073). Normalized reference: “paris”; normalized output: “pariss”. "
+         "[normalized|pipeline:trim+lower]"),
+    ],
+)
+def test_fail_explanations_word_for_word(name, expected, output, explanation):
+    assert grade(name, expected=expected, output=output).explanation == explanation
+
+
 def test_exact_case_flag_is_not_raised_for_compatibility_forms():
     g = grade("exact", expected="ﬁne", output="fine")
     assert "case" not in g.details["flags"]

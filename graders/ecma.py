@@ -59,7 +59,6 @@ import threading
 import time
 import unicodedata
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -72,14 +71,29 @@ __all__ = [
     "MatchResult", "TimeoutResult", "ErrorResult", "match_many", "ecma_search",
     "check_pattern", "python_pattern_hint", "literal", "replace_surrogates", "count_surrogates", "MODES",
     "ENGINE_VERSION",
+    "engine_version",
 ]
 
 MODES = ("anywhere", "start", "whole")
 JS_FLAGS = "dgimsuvy"  # RegExp.prototype.flags order
-try:
-    ENGINE_VERSION = metadata.version("regress")
-except metadata.PackageNotFoundError:  # pragma: no cover - vendored or renamed
-    ENGINE_VERSION = "unknown"
+
+
+@functools.cache
+def engine_version() -> str:
+    """regress's installed version, looked up on first use (importlib.metadata and the
+    lookup cost the command's start 14 ms)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("regress")
+    except metadata.PackageNotFoundError:  # pragma: no cover - vendored or renamed
+        return "unknown"
+
+
+def __getattr__(name: str) -> str:  # ENGINE_VERSION, as before: computed when first read
+    if name == "ENGINE_VERSION":
+        return engine_version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class RegexError(Exception):

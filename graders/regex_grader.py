@@ -21,7 +21,6 @@ from dataclasses import replace
 from typing import Sequence
 
 from .ecma import (
-    ENGINE_VERSION,
     MODES,
     ErrorResult,
     MatchResult,
@@ -29,6 +28,7 @@ from .ecma import (
     TimeoutResult,
     check_pattern,
     count_surrogates,
+    engine_version,
     literal,
     match_many,
     parse_flags,
@@ -97,7 +97,7 @@ def _grades(
     """One grade per output, without the near-miss probe."""
     sig = signature(flags, at)
     base = {"signature": sig, "pattern": pattern, "flags": flags, "at": at, "timeout": timeout,
-            "engine_version": ENGINE_VERSION}
+            "engine_version": engine_version()}
     msg = check_pattern(pattern, flags)
     if msg is not None:
         reason = "flags" if msg.startswith("Bad flags") else "syntax"

@@ -1,6 +1,7 @@
 """The command line: `gradeboard score` / `python -m graders`, exit codes and messages."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,6 +181,20 @@ def test_a_closed_pipe_ends_the_report_not_the_run(tmp_path):
     assert proc.wait(timeout=120) == 1
     assert "Traceback" not in err and "fail-under" in err
     assert out.exists() and out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("entry", [["-m", "graders"], ["-c", "from graders.cli import run; run()"]])
+def test_a_full_stdout_is_one_line_and_the_run_goes_on(tmp_path, entry):
+    """The report cannot be printed (stdout is a full disk): one line says so, the files
+    are written, and the exit code is the run's (the entry point's own final flush too)."""
+    out = tmp_path / "scored.csv"
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, *entry, "score", str(SAMPLE), "--grader", "exact", "--out", str(out)],
+                           stdout=full, stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    assert r.stderr == "gradeboard: could not print the report: No space left on device\n"
+    assert out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
 
 
 @pytest.mark.parametrize("command", ["score", "compare"])

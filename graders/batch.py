@@ -35,7 +35,7 @@ from .block import Block
 from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
-from .result import Grade
+from .result import STATUSES, Grade
 from .summary import CorpusStatistics, Tally, add_statistics, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
@@ -303,8 +303,7 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, ex
     return out
 
 
-# A Tally's statuses travel as codes into this tuple.
-STATUSES = ("pass", "fail", "not_judged", "error", "scored")
+# A Tally's statuses travel as codes into result.STATUSES.
 _STATUS_CODE = {name: code for code, name in enumerate(STATUSES)}
 _SCORE_CELLS: dict[Any, str] = {None: "", 0.0: "0.0", 1.0: "1.0"}
 
@@ -509,7 +508,7 @@ class _Return:
     that can (``explain_rows``). ``slim``: leave out the cells the parent has
     (``ROW_COLUMNS``, the output; ``_attach_rows``). ``csv``: the chunk's lines of the
     scored file and its ``Tally`` columns instead of its cells (``_file_part``), the lines
-    as bytes (True) or in a file in this directory. ``sums``: BLEU's and chrF's corpus
+    as pieces of bytes (True) or in a file in this directory. ``sums``: BLEU's and chrF's corpus
     statistics summed per (scorer, system) (``_statistics``) instead of their rows'
     details, where the rows travel (always with ``csv``).
     """

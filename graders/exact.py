@@ -98,13 +98,10 @@ def explain_differences(
         se = e if len(e) <= 20 and e.isprintable() else _window(e, pos)
         so = o if len(o) <= 20 and o.isprintable() else _window(o, pos)
         flags = difference_flags(e, o)
-        if flags:
-            note = _NOTES.get(flags)
-            if note is None:
-                note = _NOTES[flags] = " Note: " + "; ".join(_FLAG_WORDS[f] for f in flags) + "."
-            add_sentence(f"{start}{pos}{has}{de}{then}{do}{head}{se}{theirs}{so}”.{note}{tail}")
-        else:
-            add_sentence(f"{start}{pos}{has}{de}{then}{do}{head}{se}{theirs}{so}”.{tail}")
+        note = _NOTES.get(flags)
+        if note is None:
+            note = _NOTES[flags] = (" Note: " + "; ".join(_FLAG_WORDS[f] for f in flags) + ".") if flags else ""
+        add_sentence(f"{start}{pos}{has}{de}{then}{do}{head}{se}{theirs}{so}”.{note}{tail}")
         add_facts({"position": pos, "expected_char": ue, "output_char": uo, "flags": list(flags)})
     return sentences, facts
 

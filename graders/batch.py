@@ -19,6 +19,7 @@ import math
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -671,21 +672,29 @@ def score_to_csv(
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
     worker processes when there are several, and written as soon as the chunks before it
     are, so the parent never holds the whole file (to a path, workers leave their lines in
-    files beside it, which the parent copies in file to file). A path is written to a temporary file
-    beside it and renamed into place at the end: a failed or cancelled run leaves no half
-    file. Each chunk's lines are formatted straight from its graders' results
+    files beside it, which the parent copies in file to file). A new path or a regular file
+    is written to a temporary file beside it and renamed into place at the end: a failed or
+    cancelled run leaves no half file; a link, a device or a pipe is written through
+    (``replaced_whole``). Each chunk's lines are formatted straight from its graders' results
     (``_block_lines``), and no cell travels back: returns the ``Tally`` that
     ``summarize`` reads (statuses, scores and near misses as numbers, BLEU's and chrF's
     corpus statistics summed where the rows were scored, the unknown assertion kinds).
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
-    # Beside the target, so the rename stays on one file system; "x" refuses a clash.
-    tmp = None if target is None else f"{target}.{os.getpid()}-{secrets.token_hex(4)}.part"
+    tmp = None
     try:
-        sink = out if tmp is None else open(tmp, "xb")
+        if target is None:
+            sink = out
+        elif replaced_whole(target):
+            # Beside the target, so the rename stays on one file system; "x" refuses a clash.
+            tmp = f"{target}.{os.getpid()}-{secrets.token_hex(4)}.part"
+            sink = open(tmp, "xb")
+        else:  # a device, a pipe or a link: written through, as the shell's ">" would
+            sink = open(target, "wb")
     except OSError as e:
         raise OutputError(e.errno, e.strerror) from e
+    closing = sink if target is not None and tmp is None else None
     spool = None  # where worker processes leave their chunks' lines: beside the target
     waiting: dict[int, bytes | list[bytes] | str] = {}
     written = 0
@@ -733,6 +742,11 @@ def score_to_csv(
             except OSError as e:
                 raise OutputError(e.errno, e.strerror) from e
             tmp = None
+        if closing is not None:
+            try:
+                closing.close()
+            except OSError as e:
+                raise OutputError(e.errno, e.strerror) from e
     finally:
         if tmp is not None:  # failed or cancelled: the target stays as it was
             sink.close()
@@ -740,9 +754,26 @@ def score_to_csv(
                 os.remove(tmp)
             except OSError:
                 pass
+        if closing is not None and not closing.closed:
+            try:
+                closing.close()
+            except OSError:
+                pass
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
     return _tally(parts, statistics, unknown)
+
+
+def replaced_whole(path: str) -> bool:
+    """Whether the scored file at ``path`` is written to a temporary file beside it and
+    renamed into place (a failed run leaves the old file as it was): for a new path or a
+    regular file. Anything else is written through in place: renaming over a symbolic
+    link would replace the link, over ``/dev/stdout`` (a link too, as root) the device
+    entry, and a named pipe's reader would never see the file."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:  # a new path; or one that cannot be looked at, which open will say why
+        return True
 
 
 def _tally(parts: list[dict[str, Any]], statistics: CorpusStatistics, unknown: dict[str, int]) -> Tally:

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+from contextlib import redirect_stdout
 from typing import Any, NoReturn, Sequence
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
@@ -53,8 +54,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
         sp.add_argument("--config", help="configuration JSON, as the dashboard exports it")
         sp.add_argument("--format", choices=["csv", "tsv", "jsonl", "json-array", "json-rows"], help="override format detection")
-        sp.add_argument("--out", required=True, help=f"where to write {out}")
-        sp.add_argument("--summary", help="where to write the summary JSON")
+        sp.add_argument("--out", required=True, help=f"where to write {out} ('-': standard output, and the "
+                                                     "report goes to stderr)")
+        sp.add_argument("--summary", help="where to write the summary JSON ('-': standard output)")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
         sp.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
@@ -108,10 +110,43 @@ def _read(args: argparse.Namespace) -> Any:
         raise BadInput(str(e)) from None
 
 
+STDOUT = "-"  # --out / --summary: standard output
+
+
+def _is_stdout(path: str | None) -> bool:
+    """``path`` is ``-`` or names the file standard output already writes to
+    (``/dev/stdout``, the file of a ``>`` redirection; not ``/dev/null``)."""
+    if path == STDOUT:
+        return True
+    if not path:
+        return False
+    try:
+        target, stdout = os.stat(path), os.fstat(sys.stdout.fileno())
+        return os.path.samestat(target, stdout) and not os.path.samestat(target, os.stat(os.devnull))
+    except (OSError, ValueError, AttributeError):  # no such file yet; a stdout without a descriptor
+        return False
+
+
+def _report_to_stderr(args: argparse.Namespace) -> bool:
+    """Whether the report goes to stderr: a file goes to standard output, and the two must
+    not interleave. Both files to standard output is bad input."""
+    out, summary = _is_stdout(args.out), _is_stdout(args.summary)
+    if out and summary:
+        raise BadInput("--out and --summary cannot both go to standard output")
+    return out or summary
+
+
 def _write_json(path: str, data: Any) -> None:
     # A lone surrogate (a JSON cell's "\ud800") can only sit inside a JSON string, where
     # backslashreplace writes it as the JSON escape it came from.
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if path == STDOUT:
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as e:
+            raise BadInput(f"cannot write the summary to standard output: {e.strerror or e}") from None
+        return
     try:
         with open(path, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(text)
@@ -170,19 +205,22 @@ def cmd_score(args: argparse.Namespace) -> int:
     from .rows import MappingError
 
     gates = _parse_gates(args.fail_under)
+    to_stderr = _report_to_stderr(args)
     config = _config(args)
     _check_gates(gates, config)
     file = _read(args)
     try:
         run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
-                             workers=_workers(args), write_to=args.out)
+                             workers=_workers(args), write_to=sys.stdout.buffer if args.out == STDOUT else args.out)
+        if args.out == STDOUT:
+            sys.stdout.flush()
     except MappingError as e:
         raise BadInput(str(e)) from None
-    except OutputError as e:
-        raise BadInput(f"cannot write {args.out!r}: {e.strerror}") from None
+    except (OutputError, OSError) as e:
+        raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
     if args.summary:
         _write_json(args.summary, run.summary)
-    _report(_print_summary, run.summary)
+    _report(_print_summary, run.summary, to_stderr)
     failed = []
     for name, rate in gates:
         if not run.summary["systems"]:  # a gate with nothing to measure is not met
@@ -200,18 +238,25 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_GATE if failed else EXIT_OK
 
 
-def _report(show: Any, what: Any) -> None:
-    """Print the report; a reader that closed the pipe (``| head``) ends the printing,
-    not the run: the files are written and the exit code still gates. Any other failure
-    to write it (a full disk) is said in one line on stderr, and the run goes on."""
+def _named(path: str) -> str:
+    return "standard output" if path == STDOUT else repr(path)
+
+
+def _report(show: Any, what: Any, to_stderr: bool = False) -> None:
+    """Print the report, on stdout (stderr when a file goes to standard output); a reader
+    that closed the pipe (``| head``) ends the printing, not the run: the files are
+    written and the exit code still gates. Any other failure to write it (a full disk) is
+    said in one line on stderr, and the run goes on."""
+    stream = sys.stderr if to_stderr else sys.stdout
     try:
-        show(what)
-        sys.stdout.flush()
+        with redirect_stdout(stream):
+            show(what)
+        stream.flush()
     except OSError as e:
         if not isinstance(e, BrokenPipeError):
             print(f"gradeboard: could not print the report: {e.strerror or e}", file=sys.stderr)
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # Python's final flush must not fail again
+        os.dup2(devnull, stream.fileno())  # Python's final flush must not fail again
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
@@ -241,6 +286,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise BadInput(f"--resamples takes a whole number >= {MIN_RESAMPLES}, not {args.resamples}")
     if args.seed < 0:
         raise BadInput(f"--seed takes a whole number >= 0, not {args.seed}")
+    to_stderr = _report_to_stderr(args)
     config = _config(args)
     file = _read(args)
     try:
@@ -252,18 +298,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if name not in result.metrics:
             raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
     try:
-        write_comparison(result, args.out)
+        write_comparison(result, sys.stdout if args.out == STDOUT else args.out)
+        if args.out == STDOUT:
+            sys.stdout.flush()
     except OSError as e:  # pandas says "Cannot save file into a non-existent directory" without strerror
-        raise BadInput(f"cannot write {args.out!r}: {e.strerror or e}") from None
+        raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
     if args.summary:
         _write_json(args.summary, result.summary())
-    _report(print, result.report())
-    worse = [n for n in args.fail_if_worse if result.worse(n)]
-    for n in worse:
+    _report(print, result.report(), to_stderr)
+    # A gate with nothing to measure is not met, as --fail-under's: a comparison in which no
+    # case has a score on both sides (ids that do not match, a grader neither side is judged
+    # on) must not pass CI in silence.
+    tripped = []
+    for n in args.fail_if_worse:
         m = result.metrics[n]
-        print(f"gradeboard: fail-if-worse: A is worse than B on {n} beyond the 95% interval "
-              f"(Holm p = {m.p_holm:.2g})", file=sys.stderr)
-    return EXIT_GATE if worse else EXIT_OK
+        if m.stats.n == 0:
+            tripped.append(f"no pair has a {n} score on both sides, so A cannot be shown not to be worse")
+        elif result.worse(n):
+            tripped.append(f"A is worse than B on {n} beyond the 95% interval (Holm p = {m.p_holm:.2g})")
+    for line in tripped:
+        print(f"gradeboard: fail-if-worse: {line}", file=sys.stderr)
+    return EXIT_GATE if tripped else EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -197,6 +197,106 @@ def test_a_full_stdout_is_one_line_and_the_run_goes_on(tmp_path, entry):
     assert out.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
 
 
+def gradeboard(*args, **kwargs):
+    """``python -m graders`` in a subprocess, with bytes on stdout and text on stderr."""
+    r = subprocess.run([sys.executable, "-m", "graders", *map(str, args)], capture_output=True, **kwargs)
+    return r.returncode, r.stdout, r.stderr.decode()
+
+
+AB_LONG = SAMPLES / "returns_ab_long.jsonl"
+
+
+@pytest.mark.parametrize("command, source, extra", [
+    ("score", SAMPLE, ["--config", CONFIG]),
+    ("score", SAMPLE, ["--config", CONFIG, "--include-output", "--workers", "2"]),
+    ("compare", AB_LONG, ["--grader", "exact", "--grader", "token_f1"]),
+])
+def test_out_dash_writes_the_file_to_stdout_and_the_report_to_stderr(tmp_path, command, source, extra):
+    """``--out -``: standard output carries the very bytes ``--out FILE`` writes, and
+    nothing else; the report moves to stderr."""
+    path = tmp_path / "file.csv"
+    code, stdout, err = gradeboard(command, source, *extra, "--out", path)
+    assert code == 0, err
+    report = stdout.decode()
+    code, stdout, err = gradeboard(command, source, *extra, "--out", "-")
+    assert code == 0, err
+    assert stdout == path.read_bytes()
+    assert err == report
+
+
+def test_summary_dash_writes_the_summary_to_stdout(tmp_path):
+    summary = tmp_path / "s.json"
+    code, _, err = gradeboard("score", SAMPLE, "--config", CONFIG, "--out", tmp_path / "a.csv", "--summary", summary)
+    assert code == 0, err
+    code, stdout, err = gradeboard("score", SAMPLE, "--config", CONFIG, "--out", tmp_path / "b.csv", "--summary", "-")
+    assert code == 0 and "rows scored" in err
+    assert stdout == summary.read_bytes()
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_out_and_summary_cannot_both_be_stdout(tmp_path, capsys):
+    code, stdout, err = run(["score", SAMPLE, "--out", "-", "--summary", "-"], capsys)
+    assert code == 2 and stdout == ""
+    assert err == "gradeboard: --out and --summary cannot both go to standard output\n"
+
+
+def test_a_link_to_stdout_is_written_through_not_replaced(tmp_path):
+    """``--out /dev/stdout`` as root: /dev/stdout is a symbolic link, and renaming a finished
+    file over it replaced the link (the system's) with a regular file, while the pipe got
+    nothing. A link of the same kind in tmp_path stands in for it."""
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    if not os.path.exists("/proc/self/fd/1"):
+        pytest.skip("needs /proc")
+    code, stdout, err = gradeboard("score", SAMPLE, "--grader", "exact", "--out", link)
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+    assert stdout.startswith(b"item,system,repeat,scorer") and b"rows scored" not in stdout
+    assert "40 rows scored" in err  # the same file as stdout: the report goes to stderr
+
+
+def test_a_link_to_a_file_keeps_the_link(tmp_path, capsys):
+    real = tmp_path / "runs" / "today.csv"
+    real.parent.mkdir()
+    real.write_text("old\n")
+    link = tmp_path / "latest.csv"
+    link.symlink_to(real)
+    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--out", link], capsys)
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_text(encoding="utf-8").startswith("item,system,repeat,scorer")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_named_pipe_gets_the_file(tmp_path, workers):
+    import threading
+
+    fifo = tmp_path / "scored.pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    ref = tmp_path / "ref.csv"
+    code, _, err = gradeboard("score", SAMPLE, "--config", CONFIG, "--workers", workers, "--out", fifo)
+    reader.join(timeout=60)
+    assert code == 0, err
+    gradeboard("score", SAMPLE, "--config", CONFIG, "--out", ref)
+    assert got == [ref.read_bytes()] and fifo.is_fifo()
+
+
+def test_a_reader_that_stops_early_is_one_line(tmp_path):
+    """``--out - | head``: the scored file cannot be written whole, which is said in one
+    line, and the run does not pass."""
+    proc = subprocess.Popen([sys.executable, "-m", "graders", "score", str(SAMPLE), "--config", str(CONFIG), "--out", "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 2
+    assert err == "gradeboard: cannot write standard output: Broken pipe\n"
+
+
 @pytest.mark.parametrize("command", ["score", "compare"])
 def test_an_unwritable_output_is_one_line(tmp_path, capsys, command):
     source = SAMPLE if command == "score" else str(SAMPLES / "returns_ab_long.jsonl")

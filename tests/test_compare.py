@@ -224,6 +224,28 @@ def test_fail_if_worse_needs_more_than_an_interval_without_width(tmp_path, capsy
     assert capsys.readouterr().err == ""
 
 
+NOTHING_PAIRED = "gradeboard: fail-if-worse: no pair has a {} score on both sides, so A cannot be shown not to be worse\n"
+
+
+@pytest.mark.parametrize("rows, grader, n, code, err", [
+    # no reference holds a number: numeric judges no row on either side
+    (["1,yes,yes,no", "2,no,no,yes"], "numeric", 0, 1, NOTHING_PAIRED.format("numeric")),
+    # A's outputs are numbers and B's are not: B fails, which is a score, so both sides are paired
+    (["1,4,4,four", "2,5,5,five"], "numeric", 2, 0, ""),
+    # the same file gated on a grader that judges every pair
+    (["1,yes,yes,no", "2,no,no,yes"], "exact", 2, 0, ""),
+])
+def test_fail_if_worse_with_nothing_paired_trips(tmp_path, capsys, rows, grader, n, code, err):
+    """A gate with nothing to measure is not met (as --fail-under's): with no pair scored
+    on both sides, A cannot be shown not to be worse, and CI must not pass in silence."""
+    f = tmp_path / "w.csv"
+    f.write_text("\n".join(["id,expected,output,output_b", *rows]) + "\n")
+    args = ["compare", str(f), "--grader", grader, "--out", str(tmp_path / "o.csv"), "--summary", str(tmp_path / "s.json")]
+    assert main([*args, "--fail-if-worse", grader]) == code
+    assert capsys.readouterr().err == err
+    assert json.loads((tmp_path / "s.json").read_text())["metrics"][grader]["n"] == n
+
+
 def test_a_wide_file_with_versions_pairs_each_row_in_its_version(tmp_path):
     """The key is (id, version, repeat): one id per version is no duplicate, and each row
     pairs its own output with its own output_b."""

@@ -17,6 +17,11 @@ memory under 2 GB (the largest process; worker processes are listed separately).
 configurations: importing the command's modules (a fresh interpreter), reading, preparing,
 scoring and writing (wall time, this process's CPU and the worker processes' CPU) and the
 summary: where the end-to-end time goes.
+
+``--floor`` times the cheap four as they are, alternated with the same command with the
+near-miss probe and every explanation patched out (empty explanation cells, no near
+misses: not a valid scored file, an experiment): the least the command could take here
+if the probe and the explanations, which SPEC §4 and §6 require on every row, cost nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,12 +158,61 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
         del scored
 
 
+def _run_without_probe_or_explanations(argv: list[str]) -> None:
+    """``gradeboard score`` (``argv``) with the string graders' probe and the cheap four's
+    explanations patched out, in this process (the forked workers inherit the patches)."""
+    from graders import cli, contains, exact, normalized, registry
+
+    def no_probe(check, refs, outputs, **params):
+        return [None] * len(outputs)
+
+    for module in (exact, normalized, contains):
+        module.probe_many = no_probe
+    for name in CHEAP_FOUR_NAMES:
+        spec = registry.REGISTRY[name]
+        registry.REGISTRY[name] = replace(spec, batch=partial(spec.batch, explain=False))
+    raise SystemExit(cli.main(argv))
+
+
+CHEAP_FOUR_NAMES = tuple(g["name"] for g in CHEAP_FOUR["graders"])
+
+
+def floor(data: Path, tmp: Path, workers: int | None, runs: int = 3) -> None:
+    """The cheap four end to end, alternated with the same run without probe or explanations."""
+    cpath = tmp / "cheap_four.json"
+    cpath.write_text(json.dumps(CHEAP_FOUR))
+    args = ["score", str(data), "--config", str(cpath), "--out", str(tmp / "out.csv"), "--summary", str(tmp / "s.json")]
+    args += [] if workers is None else ["--workers", str(workers)]
+    commands = {
+        "as it is": [sys.executable, "-m", "graders", *args],
+        "no probe, no explanations": [sys.executable, __file__, "--run-without-probe-or-explanations", *args],
+    }
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    for _ in range(runs):
+        for label, command in commands.items():
+            t = time.perf_counter()
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            times[label].append(time.perf_counter() - t)
+    for label, ts in times.items():
+        print(f"cheap four, {label:<26} {' '.join(f'{t:5.2f}' for t in ts)} s (best {min(ts):.2f} s; target < 2 s)")
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--run-without-probe-or-explanations"]:
+        _run_without_probe_or_explanations(sys.argv[2:])
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--stages", action="store_true", help="time the stages of one run instead")
+    ap.add_argument("--floor", action="store_true", help="the cheap four with and without probe and explanations")
     args = ap.parse_args()
+    if args.floor:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "rows.csv"
+            write_rows(data, args.rows)
+            print(f"{args.rows} rows, {data.stat().st_size / 1e6:.1f} MB")
+            floor(data, Path(tmp), args.workers)
+        return
     if args.stages:
         with tempfile.TemporaryDirectory() as tmp:
             data = Path(tmp) / "rows.csv"

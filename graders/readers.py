@@ -423,17 +423,43 @@ def _scalar(value: Any) -> str:
     return str.__str__(value)
 
 
+class _Text(str):
+    """Punctuation ``_compact`` writes as it is (a JSON string value is ``str`` itself)."""
+
+    __slots__ = ()
+
+
 def _compact(value: Any) -> str:
-    """Compact JSON text of a nested value (exact decoder), numbers spelled as in the source."""
-    t = type(value)
-    if t is str:
-        return _dumps_str(value)
-    if t is list:
-        return "[" + ",".join(map(_compact, value)) + "]"
-    if t is tuple:
-        _object(value, None)
-        return "{" + ",".join(_dumps_str(k) + ":" + _compact(v) for k, v in value) + "}"
-    return _scalar(value)
+    """Compact JSON text of a nested value (exact decoder), numbers spelled as in the source.
+    Written from a stack, not by recursion: the decoder reads values nested past Python's
+    recursion limit for Python code, and any value it read is written back."""
+    parts: list[str] = []
+    todo: list[Any] = [value]  # popped from the end: pushed in reverse
+    while todo:
+        v = todo.pop()
+        t = type(v)
+        if t is _Text:
+            parts.append(v)
+        elif t is str:
+            parts.append(_dumps_str(v))
+        elif t is list:
+            todo.append(_Text("]"))
+            for i in range(len(v) - 1, -1, -1):
+                todo.append(v[i])
+                if i:
+                    todo.append(_Text(","))
+            todo.append(_Text("["))
+        elif t is tuple:
+            _object(v, None)
+            todo.append(_Text("}"))
+            for i in range(len(v) - 1, -1, -1):
+                key, item = v[i]
+                todo.append(item)
+                todo.append(_Text(("," if i else "") + _dumps_str(key) + ":"))
+            todo.append(_Text("{"))
+        else:
+            parts.append(_scalar(v))
+    return "".join(parts)
 
 
 def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
@@ -537,6 +563,9 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
             except _BadRecord as exc:
                 unreadable.append((number, str(exc)))
                 continue
+            except RecursionError:  # decoded again one frame deeper, at the very limit
+                unreadable.append((number, "is nested too deeply to read"))
+                continue
         keys = row.keys()
         if keys != last_keys:  # most files repeat one set of fields: compared at C speed
             _add_columns(columns, obj)
@@ -548,9 +577,10 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
 
 def _read_json_document(text: str, fmt: str, doc: Any = None) -> ResultsFile:
     try:
-        return _json_entries(_FAST.decode(text) if doc is None else doc, fmt, exact=False)
-    except _NeedExact:
-        return _json_entries(_EXACT.decode(text), fmt, exact=True)
+        try:
+            return _json_entries(_FAST.decode(text) if doc is None else doc, fmt, exact=False)
+        except _NeedExact:
+            return _json_entries(_EXACT.decode(text), fmt, exact=True)
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:

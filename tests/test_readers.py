@@ -434,6 +434,42 @@ def test_json_number_spelling_survives(number, nested):
     assert f.frame["v"][0] == (f'[{number},"{number}"]' if nested else number)
 
 
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5) | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.lists(JSON_VALUES, max_size=4) | st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=4))
+def test_a_nested_cell_is_the_compact_json_of_its_value(value):
+    """An array or object below the first level is one cell: its compact JSON, numbers as
+    spelled in the source (json.dumps spelled them here)."""
+    f = read_results((json.dumps({"id": "1", "v": {"k": value}}) + "\n").encode())
+    assert f.frame["v.k"][0] == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("depth", [10, 500, 900])
+@pytest.mark.parametrize("fmt", ["jsonl", "json-array", "json-rows"])
+def test_a_value_nested_past_pythons_recursion_limit_is_a_cell(fmt, depth):
+    """The decoder reads arrays about 990 deep; the cell is written back from a stack (it
+    once recursed, and a record 500 deep ended the run with a traceback)."""
+    value = "[" * depth + '{"a":1.50}' + "]" * depth
+    record = '{"id":"1","expected":"x","output":"x","m":{"k":' + value + '},"n":' + value + "}"
+    text = {"jsonl": record + "\n", "json-array": f"[{record}]", "json-rows": f'{{"rows":[{record}]}}'}[fmt]
+    f = read_results(text.encode(), format=fmt)
+    assert f.frame["m.k"][0] == value and f.frame["n"][0] == value and not f.unreadable
+
+
+def test_a_record_nested_past_the_decoders_limit_is_left_out_or_one_message():
+    deep = "[" * 5000 + "]" * 5000
+    f = read_results(('{"id":"1","output":"x","m":' + deep + '}\n{"id":"2","output":"y"}\n').encode())
+    assert f.unreadable == ((1, "is nested too deeply to read"),) and list(f.frame["id"]) == ["2"]
+    with pytest.raises(ResultsFileError, match="^malformed JSON: nested too deeply to read$"):
+        read_results(('[{"id":"1","output":"x","m":' + deep + "}]").encode())
+
+
 # --------------------------------------------------------------------------- size
 
 

@@ -103,7 +103,7 @@ def _read(args: argparse.Namespace) -> Any:
 
     if args.max_mb is not None and not (math.isfinite(args.max_mb) and args.max_mb > 0):
         raise BadInput(f"--max-mb takes a number of MB > 0, not {args.max_mb:g}")
-    max_bytes = DEFAULT_MAX_BYTES if args.max_mb is None else int(args.max_mb * 1024 * 1024)
+    max_bytes = DEFAULT_MAX_BYTES if args.max_mb is None else int(min(args.max_mb * 1024 * 1024, sys.maxsize))
     try:
         return read_results(args.file, format=args.format, max_bytes=max_bytes)
     except ResultsFileError as e:

@@ -127,7 +127,19 @@ def _read_path(path: str, max_bytes: int) -> bytes:
         size = os.stat(path).st_size
         _check_size(size, max_bytes)
         with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)  # a file that grew, or a pipe without a size
+            # No buffer of the limit's size up front (a limit of 30 GB is a fine limit for
+            # a 26-byte file): the size the file has, and the rest, if it grew or is a pipe
+            # without a size, a megabyte at a time up to one byte past the limit.
+            data = fh.read(min(max_bytes, size) + 1)
+            if len(data) > size:
+                parts, total = [data], len(data)
+                while total <= max_bytes:
+                    more = fh.read(min(1 << 20, max_bytes + 1 - total))
+                    if not more:
+                        break
+                    parts.append(more)
+                    total += len(more)
+                data = b"".join(parts)
     except ResultsFileError:
         raise
     except FileNotFoundError:
@@ -136,7 +148,9 @@ def _read_path(path: str, max_bytes: int) -> bytes:
         raise ResultsFileError(f"is a directory, not a results file: {path}") from None
     except OSError as exc:
         raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    _check_size(len(data), max_bytes)
+    if len(data) > max_bytes:  # a pipe, or a file that grew: read only one byte past the limit
+        limit = _megabytes(max_bytes)
+        raise ResultsFileError(f"the file is over the {limit} limit (max_bytes); its size was not known before reading")
     return data
 
 

@@ -87,6 +87,15 @@ def test_fail_under_with_nothing_judged_is_not_met(tmp_path, capsys, content, me
     assert code == 1 and message in err, err
 
 
+@pytest.mark.parametrize("max_mb", ["30000", "1e300", "1e308"])
+def test_a_huge_max_mb_reads_a_small_file(tmp_path, capsys, max_mb):
+    """A limit far above the file is no limit to reach (it once reserved the limit's bytes:
+    "out of memory" at 30000, a traceback at 1e300 and 1e308)."""
+    f = write(tmp_path / "tiny.csv", b"id,expected,output\n1,a,a\n")
+    code, stdout, err = run(["score", f, "--grader", "exact", "--max-mb", max_mb, "--out", tmp_path / "o.csv"], capsys)
+    assert (code, err) == (0, "") and stdout.startswith("1 rows scored")
+
+
 def test_version(capsys):
     from importlib import metadata
 

@@ -370,6 +370,48 @@ def test_max_bytes_for_bytes_and_paths():
     assert len(read_results(data, max_bytes=len(data)).frame) == 3
 
 
+def test_a_large_limit_reserves_nothing(monkeypatch):
+    """The limit is a ceiling, not a buffer: a 26-byte file under a 30 GB limit is read
+    without asking for 30 GB (which failed as "out of memory")."""
+    path = FILES / "basic.csv"
+    asked: list[int] = []
+    real_open = open
+
+    class Recording:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def read(self, n=-1):
+            asked.append(n)
+            return self.fh.read(n)
+
+    monkeypatch.setattr(readers, "open", lambda *a, **k: Recording(real_open(*a, **k)), raising=False)
+    f = read_results(path, max_bytes=30 * 1024 ** 3)
+    assert len(f.frame) == 3 and max(asked) == path.stat().st_size + 1
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs named pipes")
+def test_a_pipe_past_the_limit_is_refused_without_a_made_up_size(tmp_path):
+    import os
+    import threading
+
+    pipe = tmp_path / "rows.pipe"
+    os.mkfifo(pipe)
+    body = b"id,expected,output\n" + b"1,a,a\n" * 50  # within the pipe's buffer: the writer never waits
+    writer = threading.Thread(target=lambda: pipe.write_bytes(body))
+    writer.start()
+    with pytest.raises(ResultsFileError) as info:
+        read_results(pipe, max_bytes=100)
+    writer.join(timeout=10)
+    assert str(info.value) == "the file is over the 100 bytes limit (max_bytes); its size was not known before reading"
+
+
 # --------------------------------------------------------------------------- properties
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)

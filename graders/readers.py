@@ -209,14 +209,22 @@ _JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
 
 
 def detect_format(data: bytes, name: str | None = None) -> str:
-    """Tell a results file's format from its content; the name's extension breaks ties.
+    """Tell a results file's format from its content and its name.
 
     ``{`` or ``[`` first: one JSON document spanning the file is ``json-rows`` (an object)
     or ``json-array``; several values, one a line, is ``jsonl``. A file that is not one
     document is ``jsonl`` when at least half its first lines are JSON objects (so a broken
-    line does not make it CSV) or its name ends ``.jsonl`` / ``.ndjson``. Otherwise the
-    header line's tabs and commas choose between ``tsv`` and ``csv``, the name breaking
-    a tie.
+    line does not make it CSV). The name settles what the content leaves open:
+
+    * ``.jsonl`` / ``.ndjson`` / ``.jsonlines``: JSON lines unless the whole file is one
+      document that is not an object on one line (a pretty-printed document, or an array),
+      so a broken or non-object first line is that line's problem, and a one-record file
+      with a field named ``rows`` is that record;
+    * ``.csv`` / ``.tsv`` / ``.tab``: CSV or TSV unless the whole file is one JSON document
+      or mostly JSON lines, so a header such as ``[tag],id,…`` is a header.
+
+    Otherwise the header line's tabs and commas choose between ``tsv`` and ``csv``, the
+    name breaking a tie.
     """
     text, _ = _decode(data)
     return _sniff(text, name)[0]
@@ -227,12 +235,14 @@ def _sniff(text: str, name: str | None) -> tuple[str, Any]:
     ext = os.path.splitext(name or "")[1].lower()
     start = _SPACES.match(text).end()  # (no copies of a 100 MB text: match, find, slice)
     if text[start] in "{[":
-        return _sniff_json(text, start, ext)
+        found = _sniff_json(text, start, ext)
+        if found is not None:
+            return found
     # Not JSON from the first character: JSON lines whose first line is broken, a
     # broken JSON document, or (most often) CSV / TSV.
-    if ext in _JSONL_HINTS or _mostly_json_lines(text):
+    elif ext in _JSONL_HINTS or _mostly_json_lines(text):
         return "jsonl", None
-    if ext == ".json":
+    elif ext == ".json":
         return "json-rows", None  # the document reader says where it breaks
     end = text.find("\n", start)
     header = text[start:end if end >= 0 else len(text)]
@@ -246,21 +256,28 @@ def _sniff(text: str, name: str | None) -> tuple[str, Any]:
     return ("tsv" if tabs > commas else "csv"), None
 
 
-def _sniff_json(text: str, start: int, ext: str) -> tuple[str, Any]:
+def _sniff_json(text: str, start: int, ext: str) -> tuple[str, Any] | None:
+    """The format of a text starting with ``{`` or ``[``; None when it is CSV or TSV after
+    all (a ``.csv`` / ``.tsv`` name, and not JSON)."""
     as_document = "json-array" if text[start] == "[" else "json-rows"
+    named_jsonl, named_delimited = ext in _JSONL_HINTS, ext in _DELIMITED_HINTS
     try:
         value, end = _FAST.raw_decode(text, start)
     except (json.JSONDecodeError, RecursionError):
-        # Not one document: JSON lines with a broken line, or a broken document?
-        if ext in _JSONL_HINTS or _mostly_json_lines(text):
+        # Not one document: JSON lines with a broken line, a broken document, or a header.
+        if named_jsonl or _mostly_json_lines(text):
             return "jsonl", None
-        return as_document, None
+        return None if named_delimited else (as_document, None)
     one_line = text.find("\n", start, end) < 0
     if _NOT_SPACE.search(text, end):
         # A second value follows: JSON lines, unless the first is not an object on one
         # line (then a document with trailing text, whose error the reader reports).
-        return ("jsonl", None) if one_line and type(value) is tuple else (as_document, None)
-    if type(value) is tuple and one_line and "rows" not in dict(value):
+        if named_delimited and not _mostly_json_lines(text):
+            return None
+        if named_jsonl or (one_line and type(value) is tuple):
+            return "jsonl", None
+        return as_document, None
+    if type(value) is tuple and one_line and (named_jsonl or "rows" not in dict(value)):
         return "jsonl", None  # one record on one line
     return as_document, value
 

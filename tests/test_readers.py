@@ -512,6 +512,40 @@ def test_a_record_nested_past_the_decoders_limit_is_left_out_or_one_message():
         read_results(('[{"id":"1","output":"x","m":' + deep + "}]").encode())
 
 
+RECORD = '{"id":"%s","expected":"x","output":"x"}'
+
+
+@pytest.mark.parametrize("name, text, fmt, ids, unreadable", [
+    # A .jsonl name: a broken or non-object first line is that line's problem, not the file's
+    ("a.jsonl", '{"id":"1",\n"expected":"x","output":"x"}\n' + RECORD % 2 + "\n" + RECORD % 3 + "\n", "jsonl", ["2", "3"], [1, 2]),
+    ("a.jsonl", '["meta"]\n' + RECORD % 1 + "\n" + RECORD % 2 + "\n", "jsonl", ["1", "2"], [1]),
+    # ... and one record with a field named "rows" is that record, not a rows document
+    ("a.jsonl", '{"id":"1","expected":"x","output":"x","rows":"3"}\n', "jsonl", ["1"], []),
+    ("a.jsonl", '{"id":"1","expected":"x","output":"x","rows":[' + RECORD % 9 + "]}\n", "jsonl", ["1"], []),
+    ("a.ndjson", '{"id":"1","expected":"x","output":"x","rows":[]}', "jsonl", ["1"], []),
+    # ... while one document that is not an object on one line is that document
+    ("a.jsonl", "[" + RECORD % 1 + "," + RECORD % 2 + "]", "json-array", ["1", "2"], []),
+    ("a.jsonl", "[\n " + RECORD % 1 + "\n]\n", "json-array", ["1"], []),
+    ("a.jsonl", '{\n"rows": [' + RECORD % 1 + "]}\n", "json-rows", ["1"], []),
+    # Without a hint the content decides, as before
+    ("a", '{"id":"1","expected":"x","output":"x","rows":[' + RECORD % 9 + "]}\n", "json-rows", ["9"], []),
+    # A .csv / .tsv name: a header starting with [ or { is a header
+    ("a.csv", "[tag],id,expected,output\nt,1,x,x\nt,2,y,y\n", "csv", ["1", "2"], []),
+    ("a.csv", "[1],id,expected,output\nt,1,x,x\n", "csv", ["1"], []),
+    ("a.tsv", "{tag}\tid\texpected\toutput\nt\t1\tx\tx\n", "tsv", ["1"], []),
+    # ... unless the whole file is JSON
+    ("a.csv", "[" + RECORD % 1 + "]\n", "json-array", ["1"], []),
+    ("a.csv", RECORD % 1 + "\n" + RECORD % 2 + "\n", "jsonl", ["1", "2"], []),
+])
+def test_the_name_settles_what_the_content_leaves_open(tmp_path, name, text, fmt, ids, unreadable):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert detect_format(text.encode(), name) == fmt
+    f = read_results(path)
+    assert f.format == fmt and list(f.frame["id"]) == ids
+    assert [record for record, _ in f.unreadable] == unreadable
+
+
 # --------------------------------------------------------------------------- size
 
 

@@ -29,6 +29,7 @@ from .registry import get_spec
 from .rows import Prepared, group_codes, prepare
 from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
 from .summary import summarize, unknown_assertion_kinds
+from .text import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
 FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
@@ -149,7 +150,7 @@ class Comparison:
                 who = self.label_a if side == "a_only" else self.label_b
                 more = "…" if count > len(self.unpaired[side]["keys"]) else ""
                 lines.append(f"  {count} {'case' if count == 1 else 'cases'} only in {who}: "
-                             f"{', '.join(_quoted(k) for k in self.unpaired[side]['keys'])}{more}")
+                             f"{', '.join(quoted_name(k) for k in self.unpaired[side]['keys'])}{more}")
         lines += self.prepared.left_out.lines()
         scorers = self.scored["scorer"].unique()
         if any(str(x).startswith("assert:") for x in scorers):
@@ -177,15 +178,9 @@ def _pass_numeric(cells: pd.Series) -> np.ndarray:
     return values[codes]
 
 
-def _quoted(v: str) -> str:
-    """``v`` as written, or as a JSON string when the text alone would not show it (empty,
-    spaces at an edge, a line break or another unprintable)."""
-    return v if v and v.strip() == v and v.isprintable() else json.dumps(v, ensure_ascii=False)
-
-
 def _version_names(versions: list[str]) -> str:
-    """Versions for a message, each as ``_quoted`` shows it."""
-    return ", ".join(_quoted(v) for v in versions)
+    """Versions for a message, each as ``quoted_name`` shows it."""
+    return ", ".join(map(quoted_name, versions))
 
 
 def _left_out_phrase(prepared: Prepared) -> str:

@@ -50,6 +50,7 @@ import pandas as pd
 
 from .columns import ROLES
 from .readers import ResultsFile
+from .text import quoted_name
 
 __all__ = ["LEFT_OUT_REASONS", "EXPECTED_KINDS", "LeftOut", "Prepared", "MappingError", "prepare"]
 
@@ -334,7 +335,7 @@ def _check_mapping(file: ResultsFile, mapping: Mapping[str, str | None], needs_e
     if unknown:
         raise MappingError(f"unknown column role {unknown[0]!r}; the roles are {', '.join(ROLES)}")
     present = set(file.columns)
-    shown = ", ".join(c if len(c) <= 40 else c[:39] + "…" for c in file.columns[:12])
+    shown = ", ".join(quoted_name(c if len(c) <= 40 else c[:39] + "…") for c in file.columns[:12])
     shown += ", …" if len(file.columns) > 12 else ""
     for role in ROLES:
         col = mapping.get(role)

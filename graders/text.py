@@ -8,6 +8,7 @@ is exactly that set, so the compiled patterns below agree with ``strip``.
 
 from __future__ import annotations
 
+import json
 import re
 import string
 import unicodedata
@@ -326,3 +327,12 @@ def snippet(s: str, at: int, width: int = 20) -> str:
     pre = "…" if start > 0 else ""
     post = "…" if end < len(s) else ""
     return pre + visible(s[start:end]).replace("\n", "") + post
+
+
+def quoted_name(name: str) -> str:
+    """A name (a column, a version, a case id) for a one-line message: as written, or as a
+    JSON string when the text alone would not show it (empty, spaces at an edge, a line
+    break or another unprintable character)."""
+    if name and name.strip() == name and name.isprintable():
+        return name
+    return json.dumps(name, ensure_ascii=False)

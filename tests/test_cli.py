@@ -149,6 +149,13 @@ def write(path: Path, data: bytes) -> Path:
          "--fail-under: grader 'numeric' is not run; run: exact (add it with --grader)"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--fail-under", "overall=0.9"],
          "--fail-under: overall needs an overall rule ('all' or 'any') in the configuration"),
+        # a column name with a line break is shown as a JSON string: the message stays one line
+        ("nl.csv", b'id,"exp\nected",output\n1,a,a\n', ["--grader", "exact"],
+         'a selected grader needs the expected answer, and no column is mapped to expected; choose one of: id, "exp\\nected", output'),
+        ("nl.jsonl", b'{"i\\nd":"1","output":"x"}\n', ["--grader", "valid_json"],
+         'no column is mapped to id; choose one of: "i\\nd", output'),
+        ("nl.jsonl", b'{"i\\nd":"1","output":"x"}\n', ["--config", 'CFG:{"columns": {"id": " id"}, "graders": [{"name": "valid_json"}]}'],
+         "the column ' id' mapped to id is not in the file (its columns: \"i\\nd\", output)"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):

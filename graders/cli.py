@@ -14,9 +14,10 @@ import atexit
 import json
 import math
 import os
+import secrets
 import sys
-from contextlib import redirect_stdout
-from typing import Any, NoReturn, Sequence
+from contextlib import ExitStack, contextmanager, redirect_stdout
+from typing import Any, Iterator, NoReturn, Sequence, TextIO
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
@@ -136,22 +137,57 @@ def _report_to_stderr(args: argparse.Namespace) -> bool:
     return out or summary
 
 
-def _write_json(path: str, data: Any) -> None:
-    # A lone surrogate (a JSON cell's "\ud800") can only sit inside a JSON string, where
-    # backslashreplace writes it as the JSON escape it came from.
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+@contextmanager
+def _output(path: str) -> Iterator[TextIO]:
+    """A file the run writes at its end, opened at its start, so that a path that cannot be
+    written is said before anything is scored. Standard output for ``-``; for a new path or
+    a regular file, a temporary file beside it, renamed into place when the block ends
+    without an error and removed when it does not (the old file stays as it was); anything
+    else (a link, a device, a named pipe) written through (``batch.replaced_whole``). UTF-8,
+    a lone surrogate as its backslash escape."""
+    from .batch import replaced_whole
+
     if path == STDOUT:
+        yield sys.stdout
         try:
-            sys.stdout.write(text)
             sys.stdout.flush()
         except OSError as e:
-            raise BadInput(f"cannot write the summary to standard output: {e.strerror or e}") from None
+            raise BadInput(f"cannot write standard output: {e.strerror or e}") from None
         return
+    tmp = f"{path}.{os.getpid()}-{secrets.token_hex(4)}.part" if replaced_whole(path) else None
     try:
-        with open(path, "w", encoding="utf-8", errors="backslashreplace") as f:
-            f.write(text)
+        f = open(tmp or path, "x" if tmp else "w", encoding="utf-8", errors="backslashreplace", newline="")
     except OSError as e:
-        raise BadInput(f"cannot write {path!r}: {e.strerror}") from None
+        raise BadInput(f"cannot write {path!r}: {e.strerror or e}") from None
+    try:
+        try:
+            yield f
+        finally:
+            f.close()
+        if tmp:
+            os.replace(tmp, path)
+            tmp = None
+    except OSError as e:
+        raise BadInput(f"cannot write {path!r}: {e.strerror or e}") from None
+    finally:
+        if tmp:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+
+
+def _write(f: TextIO, text: str, path: str) -> None:
+    try:
+        f.write(text)
+    except OSError as e:
+        raise BadInput(f"cannot write {_named(path)}: {e.strerror or e}") from None
+
+
+def _json_text(data: Any) -> str:
+    # A lone surrogate (a JSON cell's "\ud800") can only sit inside a JSON string, where
+    # the file's backslashreplace writes it as the JSON escape it came from.
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
@@ -208,18 +244,20 @@ def cmd_score(args: argparse.Namespace) -> int:
     to_stderr = _report_to_stderr(args)
     config = _config(args)
     _check_gates(gates, config)
-    file = _read(args)
-    try:
-        run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
-                             workers=_workers(args), write_to=sys.stdout.buffer if args.out == STDOUT else args.out)
-        if args.out == STDOUT:
-            sys.stdout.flush()
-    except MappingError as e:
-        raise BadInput(str(e)) from None
-    except (OutputError, OSError) as e:
-        raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
-    if args.summary:
-        _write_json(args.summary, run.summary)
+    with ExitStack() as files:
+        summary = files.enter_context(_output(args.summary)) if args.summary else None
+        file = _read(args)
+        try:
+            run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
+                                 workers=_workers(args), write_to=sys.stdout.buffer if args.out == STDOUT else args.out)
+            if args.out == STDOUT:
+                sys.stdout.flush()
+        except MappingError as e:
+            raise BadInput(str(e)) from None
+        except (OutputError, OSError) as e:
+            raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
+        if summary is not None:
+            _write(summary, _json_text(run.summary), args.summary)
     _report(_print_summary, run.summary, to_stderr)
     failed = []
     for name, rate in gates:
@@ -288,23 +326,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise BadInput(f"--seed takes a whole number >= 0, not {args.seed}")
     to_stderr = _report_to_stderr(args)
     config = _config(args)
-    file = _read(args)
-    try:
-        result = compare_file(file, config, version_a=args.version_a, version_b=args.version_b,
-                              resamples=args.resamples, seed=args.seed, workers=_workers(args))
-    except CompareError as e:
-        raise BadInput(str(e)) from None
-    for name in args.fail_if_worse:
-        if name not in result.metrics:
-            raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
-    try:
-        write_comparison(result, sys.stdout if args.out == STDOUT else args.out)
-        if args.out == STDOUT:
-            sys.stdout.flush()
-    except OSError as e:  # pandas says "Cannot save file into a non-existent directory" without strerror
-        raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
-    if args.summary:
-        _write_json(args.summary, result.summary())
+    with ExitStack() as files:
+        out = files.enter_context(_output(args.out))
+        summary = files.enter_context(_output(args.summary)) if args.summary else None
+        file = _read(args)
+        try:
+            result = compare_file(file, config, version_a=args.version_a, version_b=args.version_b,
+                                  resamples=args.resamples, seed=args.seed, workers=_workers(args))
+        except CompareError as e:
+            raise BadInput(str(e)) from None
+        for name in args.fail_if_worse:
+            if name not in result.metrics:
+                raise BadInput(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(result.metrics) or 'none'}")
+        try:
+            write_comparison(result, out)
+        except OSError as e:
+            raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
+        if summary is not None:
+            _write(summary, _json_text(result.summary()), args.summary)
     _report(print, result.report(), to_stderr)
     # A gate with nothing to measure is not met, as --fail-under's: a comparison in which no
     # case has a score on both sides (ids that do not match, a grader neither side is judged

@@ -321,6 +321,28 @@ def test_an_unwritable_output_is_one_line(tmp_path, capsys, command):
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command, source", [("score", SAMPLE), ("compare", AB_LONG)])
+def test_a_summary_that_cannot_be_written_leaves_the_old_files(tmp_path, capsys, command, source):
+    """The summary's path is opened before anything is scored: a run that exits 2 on it
+    has not replaced the old scored (or comparison) file."""
+    out = tmp_path / "out.csv"
+    out.write_text("OLD\n")
+    missing = tmp_path / "missing" / "s.json"
+    code, _, err = run([command, source, "--grader", "exact", "--out", out, "--summary", missing], capsys)
+    assert code == 2 and err == f"gradeboard: cannot write {str(missing)!r}: No such file or directory\n"
+    assert out.read_text() == "OLD\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+def test_a_failed_comparison_leaves_the_old_file(tmp_path, capsys):
+    out, summary = tmp_path / "c.csv", tmp_path / "s.json"
+    out.write_text("OLD\n")
+    summary.write_text("{}\n")
+    code, _, err = run(["compare", AB_LONG, "--grader", "exact", "--a", "nope", "--out", out, "--summary", summary], capsys)
+    assert code == 2 and "unknown version" in err
+    assert out.read_text() == "OLD\n" and summary.read_text() == "{}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.csv", "s.json"]  # no temporary file left
+
+
 def test_a_lone_surrogate_in_a_cell_prints_and_writes_as_its_escape(tmp_path):
     """A JSON cell may hold "\\ud800" (valid JSON, not encodable as UTF-8): the report prints
     it, the summary writes it as the JSON escape it came from, the run exits 0."""

@@ -8,7 +8,9 @@ Settings (``details["signature"]``, e.g. ``json_fields|nrefs:1|fence:tolerated|e
   skipped when another reference is.
 * score = matched fields / expected fields, where a field matches when the output object
   has it with a JSON-equal value (``jsonparse.json_equal``): same JSON type and value at
-  every level, so ``"34" != 34`` and ``true != 1`` while ``1 == 1.0``; key order is
+  every level, so ``"34" != 34`` and ``true != 1`` while ``1 == 1.0``; numbers are the
+  decimals they are written as (``9007199254740993 == 9007199254740993.0``, and neither
+  equals ``9007199254740992.0``, which a 64-bit float would confuse); key order is
   ignored; fields the expected object does not name are ignored.
 * expected ``{}``: nothing to get wrong, so 1.0 when the output is a JSON object, else 0.
 * output not JSON, or JSON but not an object: 0.

@@ -34,6 +34,7 @@ import re
 import sys
 import threading
 from contextlib import contextmanager
+from decimal import Decimal
 from json.encoder import encode_basestring  # the C string step of json.dumps(ensure_ascii=False)
 from typing import Any, Callable, Iterable, Iterator
 
@@ -70,8 +71,21 @@ class _NumberError(ValueError):
         self.token = token
 
 
+class JsonFloat(float):
+    """A parsed JSON number written with a fraction or an exponent: the float, which
+    Python's ``json`` and jsonschema read, and ``text``, the number as written, which
+    ``json_equal`` compares exactly (a 64-bit float cannot tell 9007199254740993.0 from
+    9007199254740992.0, while the integer 9007199254740993 is read exactly) and
+    ``compact`` shows."""
+
+    def __new__(cls, text: str) -> "JsonFloat":
+        f = super().__new__(cls, text)
+        f.text = text
+        return f
+
+
 def _finite_float(s: str) -> float:
-    f = float(s)
+    f = JsonFloat(s)
     if math.isinf(f):
         shown = s if len(s) <= 40 else s[:37] + "..."
         raise _NumberError(
@@ -294,7 +308,9 @@ def json_type(value: Any) -> str:
 
 def json_equal(a: Any, b: Any) -> bool:
     """JSON equality: same JSON type and value at every level; ``1 == 1.0``, ``1 != true``,
-    ``"34" != 34``; object key order does not matter. Iterative, so depth is no concern."""
+    ``"34" != 34``; numbers compare as the decimals they are written as (``JsonFloat``),
+    so ``1e2 == 100`` and ``9007199254740993 != 9007199254740992.0``; object key order
+    does not matter. Iterative, so depth is no concern."""
     stack = [(a, b)]
     while stack:
         x, y = stack.pop()
@@ -309,9 +325,20 @@ def json_equal(a: Any, b: Any) -> bool:
             if x.keys() != y.keys():
                 return False
             stack.extend((x[k], y[k]) for k in x)
+        elif tx == "number" and (type(x) is JsonFloat or type(y) is JsonFloat):
+            if _exact(x) != _exact(y):
+                return False
         elif x != y:
             return False
     return True
+
+
+def _exact(number: int | float) -> Decimal:
+    """A number's value as written: a ``JsonFloat``'s text, a float as ``json.dumps``
+    writes it (its repr), an int itself."""
+    if type(number) is JsonFloat:
+        return Decimal(number.text)
+    return Decimal(repr(number)) if isinstance(number, float) else Decimal(number)
 
 
 def describe_value(value: Any) -> str:
@@ -362,6 +389,8 @@ def compact(value: Any, limit: int = 80) -> str:
         return shorten(encodable(encode_basestring(value[:limit] if len(value) > limit else value)), limit)
     if value is None or type(value) is bool:
         return shorten(_SCALARS[value], limit)
+    if type(value) is JsonFloat:  # as written: the float's own digits may differ
+        return shorten(value.text, limit)
     if isinstance(value, str) and len(value) > limit:
         value = value[:limit]
     out: list[str] = []

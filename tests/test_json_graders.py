@@ -653,6 +653,16 @@ def test_valid_json_ignores_expected():
         ("{}", '{"a": 1}', 1.0),
         ("{}", "[]", 0.0),
         ("{}", "nope", 0.0),
+        # numbers are the decimals they are written as, past a 64-bit float's 53 bits too
+        ('{"id": 9007199254740993}', '{"id": 9007199254740993.0}', 1.0),
+        ('{"id": 9007199254740993.0}', '{"id": 9007199254740992.0}', 0.0),
+        ('{"id": 9007199254740993}', '{"id": 9007199254740992}', 0.0),
+        ('{"id": 1234567890123456789}', '{"id": 1.234567890123456789e18}', 1.0),
+        ('{"n": 1e2}', '{"n": 100}', 1.0),
+        ('{"n": 2.50}', '{"n": 2.5}', 1.0),
+        ('{"n": -0.0}', '{"n": 0}', 1.0),
+        ('{"n": 0.1}', '{"n": 0.10000000000000001}', 0.0),  # one double, two decimals
+        ('{"n": [1, {"x": 2.50}]}', '{"n": [1.0, {"x": 25e-1}]}', 1.0),
     ],
 )
 def test_json_fields_table(expected, output, score):
@@ -674,6 +684,11 @@ def test_json_fields_explains_matches_and_differences():
         {"field": "age", "expected": "34", "output": '"34"', "reason": "type"},
         {"field": "city", "expected": '"Lyon"', "output": None, "reason": "missing"},
     ]
+
+
+def test_json_fields_shows_numbers_as_written():
+    g = grade("json_fields", expected='{"id": 9007199254740993.0}', output='{"id": 9007199254740992.0}')
+    assert g.explanation.endswith('"id": expected 9007199254740993.0 (number), output 9007199254740992.0 (number).')
 
 
 def test_json_fields_truncates_long_values():

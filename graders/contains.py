@@ -9,6 +9,7 @@ from .block import Block
 from .nearmiss import probe_many, screen_contains_many
 from .registry import Param, register
 from .result import Grade
+from .text import visible
 
 REQUIRE = Param("require", "choice", "any", choices=("any", "all"), help="one reference is enough, or every one")
 AT = Param("at", "choice", "anywhere", choices=("anywhere", "start"), help="anywhere in the output, or at its start")
@@ -26,7 +27,14 @@ def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require:
 
 
 def _quote(s: str) -> str:
-    return f"“{s[:60]}{'…' if len(s) > 60 else ''}”"
+    """A reference as the explanation shows it: its first 60 characters, invisible ones
+    (a no-break space, a line break, a lone surrogate) as their codes, as exact's are."""
+    if len(s) <= 60 and s.isprintable():
+        return f"“{s}”"
+    shown = s[:60]
+    if not shown.isprintable():
+        shown = visible(shown).replace("\n", "")
+    return f"“{shown}{'…' if len(s) > 60 else ''}”"
 
 
 def explain_one(refs: tuple[str, ...], output: str, require: str, at: str) -> tuple[bool, str, dict]:
@@ -67,7 +75,7 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
             ok = o.startswith(x) if at == "start" else x in o
             details[i] = facts[ok]
             if explain:
-                quoted = f"“{x}”" if len(x) <= 60 else f"“{x[:60]}…”"
+                quoted = f"“{x}”" if len(x) <= 60 and x.isprintable() else _quote(x)
                 if ok:
                     text = f"The output contains {quoted} {where}."
                 else:

@@ -107,7 +107,7 @@ def test_the_score_page_shows_every_surrogate_escaped(loaded):
     assert "meta.k\\ud800" in preview.columns and preview["id"].iloc[0] == "a\\ud800"
     table = next(m.value for m in at.markdown if m.value.startswith("| System"))
     assert "| v1\\\\ud800 |" in table  # the version, escaped for Markdown too
-    at.multiselect(key="gb_w_score_graders").set_value(["exact", "normalized", "bleu", "chrf", "numeric"]).run()
+    at.multiselect(key="gb_w_score_graders").set_value(["exact", "normalized", "contains", "bleu", "chrf", "numeric"]).run()
     no_trouble(at, "graders")
     at.multiselect(key="gb_w_score_filter_kinds").set_value([]).run()
     rows = next(d.value for d in at.dataframe if "explanation" in d.value.columns)
@@ -119,7 +119,7 @@ def test_the_score_page_shows_every_surrogate_escaped(loaded):
     assert any("⟨U+D800⟩" in m.value for m in at.markdown if "<pre" in m.value)  # the side-by-side view
     at.text_input(key="gb_w_score_filter_text").input("paris").run()
     no_trouble(at, "search")
-    assert any(c.value.startswith("12 of 36 scored rows") for c in at.caption)  # 2 cases x 6 scorers
+    assert any(c.value.startswith("14 of 42 scored rows") for c in at.caption)  # 2 cases x 7 scorers
 
 
 @pytest.mark.parametrize("page", ["pages/compare.py", "pages/normalizer.py", "pages/pass_rate.py",
@@ -144,3 +144,18 @@ def test_the_normalizer_counts_per_escaped_system(loaded):
     assert by["system"].tolist() == ["v1\\ud800", "v2"]
     at.toggle(key="gb_norm_per_step").set_value(True).run()
     no_trouble(at, "per step")
+
+
+def test_the_compare_page_opens_a_disagreement_with_a_surrogate():
+    """The disagreement section opens its first row at once; Contains writes the reference
+    into its explanation, and a lone surrogate there ended the page (pandas' string dtype
+    cannot hold one) before anything below it was drawn."""
+    at = AppTest.from_file(str(ROOT / "pages" / "compare.py"), default_timeout=120).run()
+    wide = (json.dumps({"id": "s", "expected": "a" + S + "b", "output": "a" + S + "b", "output_b": "zzz"}) + "\n"
+            + json.dumps({"id": "t", "expected": "q", "output": "q", "output_b": "q"}) + "\n")
+    at.file_uploader(key="compare_upload").set_value(("w.jsonl", wide.encode(), "text/plain")).run()
+    no_trouble(at, "compare upload")
+    tables = [t.value for t in at.table]
+    assert any("The output contains “a⟨U+D800⟩b” anywhere." in t["Explanation"].tolist() for t in tables)
+    assert at.download_button  # the section below the detail is drawn
+

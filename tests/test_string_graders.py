@@ -165,6 +165,20 @@ def test_contains_table(expected, output, params, status):
     assert grade("contains", expected=expected, output=output, **params).status == status
 
 
+@pytest.mark.parametrize("expected, params, explanation", [
+    ("Paris", {}, "The output does not contain “Paris” anywhere."),
+    # invisible characters of the reference shown as exact's explanation shows them
+    ("Paris\u00a0", {}, "The output does not contain “Paris⟨U+00A0⟩” anywhere."),
+    ("line one\nline two", {}, "The output does not contain “line one⟨LF⟩line two” anywhere."),
+    ("a\ud800b", {}, "The output does not contain “a⟨U+D800⟩b” anywhere."),
+    ("x" * 61, {}, "The output does not contain “" + "x" * 60 + "…” anywhere."),
+    (["a\tb", "zz"], {"require": "all"},
+     "The output contains 0 of 2 references anywhere (needs all); missing: “a⟨TAB⟩b”, “zz”."),
+])
+def test_contains_explanation_shows_the_reference(expected, params, explanation):
+    assert grade("contains", expected=expected, output="nothing here", **params).explanation == explanation
+
+
 @pytest.mark.parametrize(
     "grader, expected, output, codes",
     [

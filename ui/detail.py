@@ -78,7 +78,8 @@ def grades_frame(grades: Iterable[tuple[str, str, Any, str, Any]]) -> pd.DataFra
             "Near miss": near_miss_words(near),
             "Explanation": explanation,
         })
-    return pd.DataFrame(rows, columns=["Grader", "Verdict", "Score", "Near miss", "Explanation"])
+    # objects: pandas' string dtype cannot hold a lone surrogate, which display.frame escapes
+    return pd.DataFrame(rows, columns=["Grader", "Verdict", "Score", "Near miss", "Explanation"], dtype=object)
 
 
 def row_detail(

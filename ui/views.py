@@ -126,7 +126,8 @@ def unknown_assertions_section(view: Mapping[str, Any]) -> None:
     unknown = view["summary"].get("unknown_assertions") or {}
     if unknown:
         st.subheader("Assertion kinds not run")
-        st.dataframe(display.frame(pd.DataFrame({"kind": list(unknown), "rows": list(unknown.values())})), hide_index=True)
+        kinds = pd.DataFrame({"kind": pd.Series(list(unknown), dtype=object), "rows": list(unknown.values())})
+        st.dataframe(display.frame(kinds), hide_index=True)  # a kind from the file may hold a lone surrogate
         st.caption("Listed and counted, never counted as passes.")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 import regex
@@ -334,3 +335,39 @@ def test_long_inputs_do_not_raise():
         f = grade("token_f1", expected, output, threshold=0.5)
         assert f.status in ("pass", "fail")
         f.explanation.encode("utf-8")
+
+
+# --------------------------------------------------------------------------- exact fractions
+
+@pytest.mark.parametrize("grader, expected, output, score", [
+    # 6 shared of 8 and 7 tokens after SQuAD normalization: 4/5, which 2PR/(P+R) gave as 0.7999999999999999
+    ("token_f1", "the refund was approved for order number 7 today", "refund was approved for order 7 yesterday", 0.8),
+    ("token_f1", "x y z", "x y z v w", 0.75),
+    ("rouge_l", "x y z", "x y z v w", 0.75),
+    ("rouge_l", "one two three four five", "one two three four six seven eight", 2 * 4 / 12),
+])
+def test_an_exact_fraction_meets_a_threshold_equal_to_it(grader, expected, output, score):
+    g = grade(grader, expected, output, threshold=score)
+    assert g.score == score and g.status == "pass"
+    assert g.explanation.endswith(f"Score {score:.4f} is at or above the threshold {score:g}.")
+
+
+WORDS = st.lists(st.sampled_from("a b c d e f".split()), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(out=WORDS, ref=WORDS)
+def test_f1_is_the_correctly_rounded_fraction(out, ref):
+    """2·shared / (n_out + n_ref) with one rounding: the nearest double to the true F1."""
+    same = sum((Counter(out) & Counter(ref)).values())
+    g = grade("token_f1", " ".join(ref), " ".join(out), normalize="none")
+    if out and ref:
+        assert g.score == float(Fraction(2 * same, len(out) + len(ref)))
+    m, n = len(out), len(ref)
+    lcs = [[0] * (n + 1) for _ in range(m + 1)]
+    for i in range(m):
+        for j in range(n):
+            lcs[i + 1][j + 1] = lcs[i][j] + 1 if out[i] == ref[j] else max(lcs[i][j + 1], lcs[i + 1][j])
+    if out and ref:
+        assert grade("rouge_l", " ".join(ref), " ".join(out)).score == float(Fraction(2 * lcs[m][n], m + n))
+

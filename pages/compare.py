@@ -146,9 +146,8 @@ st.caption("To try it, load **A/B wide** (output and output_b columns) or **A/B 
 file = loading.load_file_widget(PREFIX, default_sample="returns_ab_wide.csv")
 if file is None:
     st.stop()
-graders_form.config_upload(file, PREFIX)
-
 seed_mapping(file)
+graders_form.config_upload(file, PREFIX)  # after the seeded mapping: a restored configuration's wins
 with st.expander("Columns", expanded=False):
     st.caption("A wide file needs *Second model output* (output_b); a long file needs *Version*, and "
                "*Repeat* when a case was run several times.")

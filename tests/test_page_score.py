@@ -279,6 +279,42 @@ def test_a_configuration_uploaded_before_the_file_maps_the_file_too(tmp_path):
     assert errors(at) == [] and at.selectbox(key="gb_w_score_map_expected").value == "expected"
 
 
+def test_a_configuration_restored_on_one_page_is_restored_on_the_other():
+    """The configuration is the session's: the Compare page applies it to its own widgets
+    and says so (it once said "Restored" while running its own defaults). Removed from the
+    uploader, it is forgotten."""
+    at = start()
+    config = {"columns": {}, "graders": [{"name": "exact"}, {"name": "token_f1", "threshold": 0.6}], "overall": None}
+    at.file_uploader(key="gb_config_upload").set_value(("mine.json", json.dumps(config).encode(), "application/json"))
+    at.run()
+    assert "Restored the mapping and 2 graders from mine.json." in [m.value for m in at.success]
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert "Restored the mapping and 2 graders from mine.json." in [m.value for m in at.success]
+    at.button(key="compare_sample_returns_ab_wide.csv").click().run()  # a file with two outputs to compare
+    assert not at.exception and errors(at) == []
+    assert at.multiselect(key="gb_w_compare_graders").value == ["exact", "token_f1"]
+    assert at.checkbox(key="gb_w_compare_token_f1_threshold_on").value is True
+    table = next(d.value for d in at.dataframe if "Reading" in d.value.columns and "In words" in d.value.columns)
+    assert len(table) == 2 and table.iloc[0, 0].startswith("Exact") and table.iloc[1, 0].startswith("Token F1")
+    at.switch_page("pages/score.py").run()  # back: applied once per upload, not again over later changes
+    assert at.multiselect(key="gb_w_score_graders").value == ["exact", "token_f1"]
+
+
+def test_a_configuration_removed_from_the_uploader_is_forgotten(tmp_path):
+    at = start()
+    config = {"columns": {"expected": "answer"}, "graders": [{"name": "exact"}], "overall": None}
+    at.file_uploader(key="gb_config_upload").set_value(("c.json", json.dumps(config).encode(), "application/json"))
+    at.run()
+    assert errors(at)  # the sample has no "answer" column: said
+    at.file_uploader(key="gb_config_upload").set_value(None).run()
+    assert not at.exception and errors(at) == [] and "gb_config_restored" not in at.session_state
+    data = tmp_path / "f.csv"
+    data.write_bytes(b"id,expected,answer,output\nq1,Paris,paris,Paris\n")
+    upload(at, data)  # keeps its own mapping: the configuration is gone
+    assert at.selectbox(key="gb_w_score_map_expected").value == "expected" and errors(at) == []
+
+
 def test_state_survives_switching_pages():
     at = start()
     at.multiselect(key="gb_w_score_filter_kinds").set_value(["errors", "not judged"]).run()

@@ -339,9 +339,14 @@ def apply_sample_config(file: Any, prefix: str) -> None:
 def config_upload(file: Any, prefix: str) -> None:
     """Sidebar uploader that restores mapping and graders from a configuration JSON.
 
-    State: ``gb_config_seen`` (the upload already applied), ``gb_config_restored`` (its
-    name and configuration, and the file it was last applied to), ``gb_config_message``
-    (kind, text) about the file loaded now. A bad configuration is one ``st.error``.
+    The configuration is the session's, and each page that has the uploader applies it to
+    its own widgets the first time it is shown after the upload (the Score page and the
+    Compare page each say what they restored, and run what they say). State:
+    ``gb_config_seen`` (the upload already read), ``gb_config_restored`` (its id, name and
+    configuration, or an error message), ``gb_config_on_<prefix>`` (the upload and the file
+    this page applied it to), ``gb_config_message_<prefix>`` (kind, text) about this
+    page's file and ``gb_config_held_on`` (the page whose uploader held it in the last run:
+    emptied there, it is forgotten). A bad configuration is one ``st.error``.
 
     A file uploaded or pasted after the configuration gets the configuration's mapping
     too (the usual order: the app opens on a sample, the configuration comes first); a
@@ -350,27 +355,37 @@ def config_upload(file: Any, prefix: str) -> None:
     ss = st.session_state
     up = st.sidebar.file_uploader("Restore a configuration (JSON)", type=["json"], key="gb_config_upload",
                                   help="What “Configuration JSON” downloads (SPEC §7).")
-    here = ss.get("gb_file_hash")
+    # Removed from the uploader on this page (not a page switch, which empties it too):
+    # the configuration is forgotten, and files loaded next keep their own mapping.
+    if up is None and ss.get("gb_config_held_on") == prefix:
+        for key in ("gb_config_restored", "gb_config_seen", *(k for k in ss if str(k).startswith("gb_config_message_"))):
+            ss.pop(key, None)
+    ss["gb_config_held_on"] = prefix if up is not None else None
     if up is not None and ss.get("gb_config_seen") != up.file_id:
         ss["gb_config_seen"] = up.file_id
         try:
-            config = parse_config(up.getvalue())
+            ss["gb_config_restored"] = (up.file_id, up.name, parse_config(up.getvalue()))
         except ConfigError as e:
-            ss["gb_config_message"] = ("error", f"Could not use the configuration {up.name}: {e}")
-        else:
-            problem = restore_config(config, file, prefix)
-            ss["gb_config_restored"] = (up.name, config, here)
-            ss["gb_config_message"] = ("error", problem) if problem else (
-                "success", f"Restored the mapping and {count(len(config.graders), 'grader')} from {up.name}.")
+            ss["gb_config_restored"] = (up.file_id, up.name, f"Could not use the configuration {up.name}: {e}")
     restored = ss.get("gb_config_restored")
-    if restored is not None and restored[2] != here:  # another file since: the message was about the last one
-        name, config, _ = restored
-        ss["gb_config_restored"] = (name, config, here)
-        ss.pop("gb_config_message", None)
-        if up is not None and ss.get("gb_file_sample") is None:
-            problem = restore_mapping(config, file, prefix)
-            ss["gb_config_message"] = ("error", problem) if problem else (
-                "success", f"Mapped the columns of {ss.get('gb_file_name')} as {name} says.")
-    message = ss.get("gb_config_message")
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+    here = ss.get("gb_file_hash")
+    on, message = f"gb_config_on_{prefix}", f"gb_config_message_{prefix}"
+    if restored is not None:
+        upload_id, name, config = restored
+        applied = ss.get(on)
+        if isinstance(config, str):  # a bad configuration: the same error on every page
+            ss[message] = ("error", config)
+        elif applied is None or applied[0] != upload_id:  # new to this page
+            problem = restore_config(config, file, prefix)
+            ss[message] = ("error", problem) if problem else (
+                "success", f"Restored the mapping and {count(len(config.graders), 'grader')} from {name}.")
+        elif applied[1] != here:  # another file since: the message was about the last one
+            ss.pop(message, None)
+            if ss.get("gb_file_sample") is None:
+                problem = restore_mapping(config, file, prefix)
+                ss[message] = ("error", problem) if problem else (
+                    "success", f"Mapped the columns of {ss.get('gb_file_name')} as {name} says.")
+        ss[on] = (upload_id, here)
+    shown = ss.get(message)
+    if shown:
+        (st.error if shown[0] == "error" else st.success)(shown[1])

@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
         sp.add_argument("--config", help="configuration JSON, as the dashboard exports it")
         sp.add_argument("--format", choices=["csv", "tsv", "jsonl", "json-array", "json-rows"], help="override format detection")
+        sp.add_argument("--no-header", action="store_true",
+                        help="a CSV or TSV file's first line is a row, not a header: two columns are read as "
+                             "expected and output, more as 'column 1', 'column 2', … (map them in the configuration)")
         sp.add_argument("--out", required=True, help=f"where to write {out} ('-': standard output, and the "
                                                      "report goes to stderr)")
         sp.add_argument("--summary", help="where to write the summary JSON ('-': standard output)")
@@ -106,7 +109,7 @@ def _read(args: argparse.Namespace) -> Any:
         raise BadInput(f"--max-mb takes a number of MB > 0, not {args.max_mb:g}")
     max_bytes = DEFAULT_MAX_BYTES if args.max_mb is None else int(min(args.max_mb * 1024 * 1024, sys.maxsize))
     try:
-        return read_results(args.file, format=args.format, max_bytes=max_bytes)
+        return read_results(args.file, format=args.format, max_bytes=max_bytes, header=not args.no_header)
     except ResultsFileError as e:
         raise BadInput(str(e)) from None
 
@@ -302,6 +305,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
     lo = summary["left_out"]
     print(f"{summary['cases']} rows scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
+    if not summary.get("config", {}).get("columns", {}).get("id"):
+        print("no column is mapped to id: each row's id is its row number (map one with the configuration's columns)")
     for system, per in summary["systems"].items():
         print(f"[{system}]")
         for scorer, st in per.items():

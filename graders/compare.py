@@ -204,6 +204,9 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
     versions = list(prepared.systems)
     if not mapping.get("version"):
         raise CompareError("compare needs two outputs: an output_b column (wide file) or a version column with two versions (long file)")
+    if not mapping.get("id"):
+        raise CompareError("a long file pairs its two versions on (id, repeat), and no column is mapped to id; "
+                           "map one, or put the two outputs side by side (output and output_b)")
     if not versions:
         raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
     # the versions of the rows kept: a version whose rows were all left out is not among them

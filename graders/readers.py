@@ -80,11 +80,15 @@ def read_results(
     format: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     name: str | None = None,
+    header: bool = True,
 ) -> ResultsFile:
     """Read a results file (a path, or the file's bytes) into a ``ResultsFile``.
 
     ``format`` overrides detection; ``name`` (a file name) is a hint for detection and
     defaults to the path's name. A file over ``max_bytes`` is refused before it is read.
+    ``header=False``: a CSV or TSV file's first line is a record, not a header, and the
+    columns are named for it (``headerless_names``: two are expected and output, as rows
+    pasted from a spreadsheet are); a JSON file names its own fields, so it is unaffected.
     """
     if format is not None and format not in FORMATS:
         raise ResultsFileError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
@@ -104,8 +108,12 @@ def read_results(
         # Drop what each reader no longer needs: a 100 MB file is several copies of itself.
         if fmt in ("csv", "tsv"):
             skip = bom + _NEWLINES.match(text).end()  # blank lines before the header
+            sep = "\t" if fmt == "tsv" else ","
+            if not header:  # a header line in front, naming as many columns as the first record has
+                first = next(csv.reader(io.StringIO(text[skip - bom:], newline=""), delimiter=sep, quotechar='"'), [])
+                data, skip = (sep.join(headerless_names(len(first))) + "\n").encode("utf-8") + data[skip:], 0
             del text
-            result = _read_delimited(data, skip, "\t" if fmt == "tsv" else ",", fmt)
+            result = _read_delimited(data, skip, sep, fmt, "the header" if header else "the first row")
         elif fmt == "jsonl":
             del data
             lines = text.split("\n")
@@ -120,6 +128,12 @@ def read_results(
     if len(result.frame) == 0:
         raise ResultsFileError(_no_rows_message(result))
     return result
+
+
+def headerless_names(n: int) -> list[str]:
+    """Column names for a CSV or TSV without a header: ``expected`` and ``output`` for two
+    columns (seed 004's two tab-separated columns), else ``column 1`` … ``column n``."""
+    return ["expected", "output"] if n == 2 else [f"column {i}" for i in range(1, n + 1)]
 
 
 def _read_path(path: str, max_bytes: int) -> bytes:
@@ -301,8 +315,9 @@ _BAD_LINE = re.compile(r"Skipping line (\d+): expected (\d+) fields, saw (\d+)")
 _EOF_IN_QUOTES = re.compile(r"EOF inside string starting at row (\d+)")
 
 
-def _read_delimited(data: bytes, skip: int, sep: str, fmt: str) -> ResultsFile:
-    """CSV or TSV from ``data[skip:]`` (the header onwards)."""
+def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "the header") -> ResultsFile:
+    """CSV or TSV from ``data[skip:]`` (the header onwards); ``widest``: what sets the
+    number of fields, for the message of a record with more."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", pd.errors.ParserWarning)
         try:
@@ -329,7 +344,7 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str) -> ResultsFile:
     for w in caught:
         if issubclass(w.category, pd.errors.ParserWarning):
             for line, expected, saw in _BAD_LINE.findall(str(w.message)):
-                long_rows.append((int(line) - 1, f"has {saw} fields, the header has {expected}"))
+                long_rows.append((int(line) - 1, f"has {saw} fields, {widest} has {expected}"))
     long_rows.sort()
 
     header = [str(v) for v in raw.iloc[0].tolist()]

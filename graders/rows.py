@@ -15,6 +15,9 @@ Settings, stated once:
   gives each record one row per output column. With a version column as well, the first
   output column's rows are the version and the others ``"<version>/<column>"``, so that
   (item, system, repeat) stays unique when the file holds several versions.
+- No column mapped to id (rows of expected and output alone, as pasted): each record's id
+  is its record number as text (``"1"``, ``"2"``, …), the numbers the left-out report
+  uses, so every record is its own case.
 - ``repeat`` keeps the cell as written (``"03"``), ``""`` without a repeat column; keys
   compare its whole-number value, ``repeat_number`` (0 without a repeat column). A repeat
   is digits, optionally with a zero fraction (``"2.0"``, as pandas writes a column that
@@ -140,6 +143,8 @@ def prepare(
         return None if name is None else frame[name].to_numpy(dtype=object)
 
     ids, expected, version = column("id"), column("expected"), column("version")
+    if ids is None:  # no id column: each record is its own case, named by its number
+        ids = np.array([str(r) for r in file.records], dtype=object)
     repeat, kinds, asserts, inputs = column("repeat"), column("expected_kind"), column("assert"), column("input")
     out = [frame[c].to_numpy(dtype=object) for c in outputs]
 
@@ -351,8 +356,6 @@ def _check_mapping(file: ResultsFile, mapping: Mapping[str, str | None], needs_e
     twice = sorted({c for c in outputs if outputs.count(c) > 1})
     if twice:
         raise MappingError(f"the output column {twice[0]!r} is chosen twice")
-    if mapping.get("id") is None:
-        raise MappingError(f"no column is mapped to id; choose one of: {shown}")
     if not outputs:
         raise MappingError(f"no column is mapped to output; choose one of: {shown}")
     if needs_expected and mapping.get("expected") is None:

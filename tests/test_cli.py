@@ -96,6 +96,33 @@ def test_a_huge_max_mb_reads_a_small_file(tmp_path, capsys, max_mb):
     assert (code, err) == (0, "") and stdout.startswith("1 rows scored")
 
 
+def test_rows_without_an_id_column_are_numbered(tmp_path, capsys):
+    """Seed 004's rows of expected and output alone: each row's id is its row number."""
+    f = write(tmp_path / "pairs.tsv", b"expected\toutput\nCanberra\tCanberra is the capital\nParis\tParis\n")
+    out = tmp_path / "s.csv"
+    code, stdout, err = run(["score", f, "--grader", "exact", "--grader", "contains", "--out", out], capsys)
+    assert code == 0, err
+    assert stdout.splitlines()[:2] == [
+        "2 rows scored",
+        "no column is mapped to id: each row's id is its row number (map one with the configuration's columns)",
+    ]
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert scored[["item", "scorer", "pass"]].values.tolist() == [
+        ["1", "exact", "false"], ["1", "contains", "true"], ["2", "exact", "true"], ["2", "contains", "true"]]
+
+
+def test_no_header_reads_two_columns_as_expected_and_output(tmp_path, capsys):
+    f = write(tmp_path / "pairs.tsv", b"Canberra\tCanberra is the capital\nParis\tParis\n")
+    out = tmp_path / "s.csv"
+    code, stdout, err = run(["score", f, "--no-header", "--grader", "exact", "--out", out], capsys)
+    assert code == 0 and stdout.startswith("2 rows scored"), err
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert scored[["item", "pass"]].values.tolist() == [["1", "false"], ["2", "true"]]
+    # without the flag the first row is the header, whose names say what it is
+    code, _, err = run(["score", f, "--grader", "exact", "--out", out], capsys)
+    assert code == 2 and "no column is mapped to output; choose one of: Canberra, Canberra is the capital" in err
+
+
 def test_version(capsys):
     from importlib import metadata
 
@@ -152,8 +179,8 @@ def write(path: Path, data: bytes) -> Path:
         # a column name with a line break is shown as a JSON string: the message stays one line
         ("nl.csv", b'id,"exp\nected",output\n1,a,a\n', ["--grader", "exact"],
          'a selected grader needs the expected answer, and no column is mapped to expected; choose one of: id, "exp\\nected", output'),
-        ("nl.jsonl", b'{"i\\nd":"1","output":"x"}\n', ["--grader", "valid_json"],
-         'no column is mapped to id; choose one of: "i\\nd", output'),
+        ("nl.jsonl", b'{"i\\nd":"1","outpu\\nt":"x"}\n', ["--grader", "valid_json"],
+         'no column is mapped to output; choose one of: "i\\nd", "outpu\\nt"'),
         ("nl.jsonl", b'{"i\\nd":"1","output":"x"}\n', ["--config", 'CFG:{"columns": {"id": " id"}, "graders": [{"name": "valid_json"}]}'],
          "the column ' id' mapped to id is not in the file (its columns: \"i\\nd\", output)"),
     ],

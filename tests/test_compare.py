@@ -148,6 +148,9 @@ def test_cli_compare_and_fail_if_worse(tmp_path, capsys):
         (b"id,expected,output,version\n1,a,a,v1\n", [], "only one version"),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,a,v2\n", [], "no case appears in both"),
         (b"id,expected,output,version\n1,a,a,v1\n1,a,a,v2\n", ["--a", "v1", "--b", "v3"], "unknown version 'v3'"),
+        (b"expected,output,version\na,a,v1\na,a,v2\n", [],
+         "a long file pairs its two versions on (id, repeat), and no column is mapped to id; "
+         "map one, or put the two outputs side by side (output and output_b)"),
     ],
 )
 def test_cli_compare_bad_input(tmp_path, capsys, content, extra, message):
@@ -222,6 +225,17 @@ def test_fail_if_worse_needs_more_than_an_interval_without_width(tmp_path, capsy
     assert s["min_detectable_difference"] is None  # no discordance in the other direction to estimate it from
     assert "may be noise" in s["verdict"]
     assert capsys.readouterr().err == ""
+
+
+def test_a_wide_file_without_ids_pairs_each_row(tmp_path, capsys):
+    """Seed 004: rows of expected, output and output_b, no id: each row is a case."""
+    f = tmp_path / "w.csv"
+    f.write_text("expected,output,output_b\nParis,Paris,paris\nRome,rome,Rome\nOslo,Oslo,Oslo\n")
+    out, summary = tmp_path / "c.csv", tmp_path / "s.json"
+    assert main(["compare", str(f), "--grader", "exact", "--out", str(out), "--summary", str(summary)]) == 0
+    m = json.loads(summary.read_text())["metrics"]["exact"]
+    assert (m["n"], m["wins"], m["losses"], m["ties"]) == (3, 1, 1, 1)
+    assert pd.read_csv(out, dtype=str, keep_default_na=False)["item"].tolist() == ["1", "2", "3"]
 
 
 NOTHING_PAIRED = "gradeboard: fail-if-worse: no pair has a {} score on both sides, so A cannot be shown not to be worse\n"

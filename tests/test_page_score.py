@@ -43,11 +43,12 @@ def upload(at: AppTest, path: Path, key: str = "score_upload", mime: str = "text
     return at.run()
 
 
-def cli_summary(tmp_path: Path, source: Path, config_json: str) -> tuple[dict, bytes]:
+def cli_summary(tmp_path: Path, source: Path, config_json: str, *flags: str) -> tuple[dict, bytes]:
     cfg = tmp_path / "config.json"
     cfg.write_text(config_json, encoding="utf-8")
     out, summary = tmp_path / "scored.csv", tmp_path / "summary.json"
-    assert cli.main(["score", str(source), "--config", str(cfg), "--out", str(out), "--summary", str(summary)]) == 0
+    args = ["score", str(source), "--config", str(cfg), "--out", str(out), "--summary", str(summary), *flags]
+    assert cli.main(args) == 0
     return json.loads(summary.read_text()), out.read_bytes()
 
 
@@ -313,6 +314,27 @@ def test_a_configuration_removed_from_the_uploader_is_forgotten(tmp_path):
     data.write_bytes(b"id,expected,answer,output\nq1,Paris,paris,Paris\n")
     upload(at, data)  # keeps its own mapping: the configuration is gone
     assert at.selectbox(key="gb_w_score_map_expected").value == "expected" and errors(at) == []
+
+
+def test_pasted_rows_without_a_header_or_ids_are_scored(tmp_path):
+    """Seed 004: paste two tab-separated columns. With "No header row" they are expected
+    and output, each row its own case; the counts are the command line's."""
+    at = start()
+    rows = "Canberra\tCanberra is the capital\nParis\tParis\n3.11\tAbout 3.1 miles\n"
+    at.text_area(key="score_paste").input(rows)
+    at.checkbox(key="score_paste_no_header").check()
+    at.button(key="score_paste_go").click().run()
+    assert not at.exception and errors(at) == []
+    assert at.session_state["gb_file"].columns == ("expected", "output")
+    assert any("each row's id is its row number" in c.value for c in at.caption)
+    at.multiselect(key="gb_w_score_graders").set_value(["exact", "contains", "token_f1"]).run()
+    assert not at.exception and errors(at) == []
+    data = tmp_path / "pairs.tsv"
+    data.write_text(rows)
+    summary, _ = cli_summary(tmp_path, data, view(at)["config"].to_json(), "--no-header")
+    for scorer in ("exact", "contains", "token_f1"):
+        assert view(at)["summary"]["graders"][scorer] == summary["graders"][scorer], scorer
+    assert summary["graders"]["contains"]["passed"] == 2 and summary["graders"]["exact"]["passed"] == 1
 
 
 def test_state_survives_switching_pages():

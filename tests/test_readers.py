@@ -546,6 +546,28 @@ def test_the_name_settles_what_the_content_leaves_open(tmp_path, name, text, fmt
     assert [record for record, _ in f.unreadable] == unreadable
 
 
+@pytest.mark.parametrize("data, columns, rows, records, unreadable", [
+    # seed 004's two tab-separated columns: expected and output
+    (b"Paris\tParis\nRome\trome\n", ("expected", "output"), [["Paris", "Paris"], ["Rome", "rome"]], (1, 2), ()),
+    # a first row whose cells are equal is a row, not a header with a duplicate name
+    (b"Paris\tParis\n", ("expected", "output"), [["Paris", "Paris"]], (1,), ()),
+    (b'Canberra,Canberra is the capital\n"a,b","x\ny"\n', ("expected", "output"),
+     [["Canberra", "Canberra is the capital"], ["a,b", "x\ny"]], (1, 2), ()),
+    (b"\xef\xbb\xbf\n\nq\tParis\tParis\r\n", ("column 1", "column 2", "column 3"), [["q", "Paris", "Paris"]], (1,), ()),
+    (b"a,b,c\n1,2,3,4\n1\n", ("column 1", "column 2", "column 3"), [["a", "b", "c"], ["1", None, None]], (1, 3),
+     ((2, "has 4 fields, the first row has 3"),)),
+])
+def test_a_file_without_a_header(data, columns, rows, records, unreadable):
+    f = read_results(data, header=False)
+    assert f.columns == columns and f.frame.values.tolist() == rows
+    assert f.records == records and f.unreadable == unreadable
+
+
+def test_header_false_leaves_json_alone():
+    data = b'{"id": "1", "expected": "a", "output": "a"}\n'
+    assert read_results(data, header=False).columns == read_results(data).columns == ("id", "expected", "output")
+
+
 # --------------------------------------------------------------------------- size
 
 

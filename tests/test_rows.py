@@ -327,7 +327,6 @@ def test_unreadable_rows_count_once_per_output_column():
     "mapping, kw, message",
     [
         ({"id": "id", "output": "nope"}, {}, "the column 'nope' mapped to output is not in the file (its columns: id, input, expected, output)"),
-        ({"output": "output"}, {}, "no column is mapped to id; choose one of: id, input, expected, output"),
         ({"id": "id"}, {}, "no column is mapped to output; choose one of: id, input, expected, output"),
         (
             {"id": "id", "output": "output"},
@@ -403,3 +402,13 @@ def test_a_repeat_past_int64_is_a_whole_number_too():
     assert p.rows["repeat"].tolist() == ["0", "12345678901234567890"]
     assert p.rows["repeat_number"].tolist() == [0, 12345678901234567890]
     assert p.left_out.notes["duplicate key"] == ("row 3 has the same id and repeat as row 2",)
+
+
+def test_without_an_id_column_each_record_is_its_own_case():
+    """Rows of expected and output alone (seed 004's pasted rows): the id is the record
+    number, as the left-out report numbers records, so nothing is a duplicate."""
+    data = b"expected,output\nParis,Paris\nParis,Paris\n,x\nRome,rome\n"
+    p = prepare(read_results(data), {"expected": "expected", "output": "output"}, needs_expected=True)
+    assert p.rows["item"].tolist() == ["1", "2", "4"]
+    assert p.left_out.counts == {"no expected": 1} and p.left_out.rows == {"no expected": (3,)}
+

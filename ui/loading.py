@@ -69,15 +69,20 @@ def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def load_bytes(data: bytes, name: str, *, sample: str | None = None) -> ResultsFile | None:
-    """Read ``data`` into ``gb_file``; on a bad file set ``gb_file_error`` and clear ``gb_file``."""
-    digest = _hash(data)
+NO_HEADER = ("No header row: the first line is a row (CSV or TSV; two columns are read as expected and output, "
+             "and each row's id is its row number)")
+
+
+def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: bool = True) -> ResultsFile | None:
+    """Read ``data`` into ``gb_file``; on a bad file set ``gb_file_error`` and clear ``gb_file``.
+    ``header=False``: a CSV or TSV's first line is a row (``read_results``)."""
+    digest = _hash(data) + ("" if header else ":no-header")
     ss = st.session_state
     if ss.get("gb_file") is not None and ss.get("gb_file_hash") == digest and ss.get("gb_file_name") == name:
         ss["gb_file_error"] = None
         return ss["gb_file"]
     try:
-        file = read_results(data, name=name)
+        file = read_results(data, name=name, header=header)
     except ResultsFileError as e:
         ss["gb_file"], ss["gb_file_hash"], ss["gb_file_sample"] = None, None, None
         ss["gb_file_name"] = name
@@ -112,14 +117,17 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
             "Results file (CSV, TSV, JSON lines, JSON array, JSON with a rows array)",
             key=f"{key}_upload",
         )
-        if up is not None and ss.get("gb_upload_seen") != up.file_id:
-            ss["gb_upload_seen"] = up.file_id
-            load_bytes(up.getvalue(), up.name)
+        no_header = st.checkbox(NO_HEADER, key=f"{key}_upload_no_header")
+        # read again when the box changes while the file is still in the uploader
+        if up is not None and ss.get("gb_upload_seen") != (up.file_id, no_header):
+            ss["gb_upload_seen"] = (up.file_id, no_header)
+            load_bytes(up.getvalue(), up.name, header=not no_header)
     with paste_tab:
-        text = st.text_area("Rows (CSV with a header, JSON lines or JSON)", key=f"{key}_paste", height=150)
+        text = st.text_area("Rows (CSV or TSV, JSON lines or JSON)", key=f"{key}_paste", height=150)
+        no_header = st.checkbox(NO_HEADER, key=f"{key}_paste_no_header")
         if st.button("Read pasted rows", key=f"{key}_paste_go"):
             if text.strip():
-                load_bytes(text.encode("utf-8"), "pasted rows")
+                load_bytes(text.encode("utf-8"), "pasted rows", header=not no_header)
             else:
                 ss["gb_file_error"] = "Nothing to read: paste some rows first."
 
@@ -175,6 +183,9 @@ def mapping_widget(file: ResultsFile, key: str) -> dict[str, str | None]:
         choice = cols[i % 3].selectbox(ROLE_LABELS.get(role, role), options, key=k, persist_state="session",
                                         format_func=display.text)
         mapping[role] = None if choice == NONE_LABEL else choice
+    if mapping["id"] is None:
+        st.caption("No column is mapped to id: each row's id is its row number (a long file with versions "
+                   "needs one to pair them).")
     ss["gb_mapping"], ss["gb_mapping_for"] = mapping, digest
     return mapping
 

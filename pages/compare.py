@@ -310,12 +310,10 @@ else:
         shown.loc[:, ["label", "n", "mean_a", "mean_b", "mean_diff", "ci", "p_holm", "reading"]]
         .rename(columns={"label": "Grader", "n": "Paired n", "mean_a": "Mean A", "mean_b": "Mean B",
                          "mean_diff": "A − B", "ci": "95% CI", "p_holm": "Holm p", "reading": "Reading"})
-        .style.map(reading_css, subset=["Reading"]),
+        .style.map(reading_css, subset=["Reading"])
+        # a grader with no pairs has no means: a dash, not "None"
+        .format({"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}", "Holm p": "{:.3g}"}, na_rep="—"),
         hide_index=True, width="stretch",
-        column_config={"Mean A": st.column_config.NumberColumn(format="%.3f"),
-                       "Mean B": st.column_config.NumberColumn(format="%.3f"),
-                       "A − B": st.column_config.NumberColumn(format="%+.3f"),
-                       "Holm p": st.column_config.NumberColumn(format="%.3g")},
     )
     st.caption("Holm's adjustment runs across the graders of this view. The ladder goes from strict to "
                "lenient: a difference that holds only under exact match is about formatting, not content.")
@@ -333,10 +331,11 @@ if drawable:
     rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get)
     rows, total = review_rows(comparison, kind, rmetric, limit=REVIEW_ROWS)
     if total == 0:
-        st.info(f"No rows: {REVIEW_LABELS[kind].lower()} on {labels[rmetric]}.")
+        st.info(f"No rows to show on {labels[rmetric]}: “{REVIEW_LABELS[kind]}” matches none.")
     else:
         more = f"; the first {len(rows):,} are shown" if total > len(rows) else ""
-        st.caption(f"{total:,} rows{more}. Select a row to see both outputs beside the expected.")
+        st.caption(f"{total:,} {'row' if total == 1 else 'rows'}{more}. "
+                   "Select a row to see both outputs beside the expected.")
         shown = rows.drop(columns=["record_a", "record_b"])
         shown = shown if shown["repeat"].astype(bool).any() else shown.drop(columns="repeat")
         event = st.dataframe(

@@ -13,6 +13,7 @@ page's URL can always be shared.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from urllib.parse import quote, urlencode
 
 import pandas as pd
@@ -50,7 +51,13 @@ def parse_confidence(text: str) -> float:
 
 
 def pct(x: float) -> str:
-    return f"{x:.1%}"
+    """A share as a percentage with one decimal, or as many as it takes for a share that is
+    not 0 or 1 to read as neither 0% nor 100% (1 of 1,000,000: 0.0001%)."""
+    for places in range(1, 10):
+        shown = f"{x:.{places}%}"
+        if (x == 0 or float(shown[:-1]) != 0) and (x == 1 or float(shown[:-1]) != 100):
+            return shown
+    return shown
 
 
 st.title("Pass rate")
@@ -101,7 +108,7 @@ if problems:
     st.stop()
 
 low, high = interval
-level = f"{confidence * 100:.4g}%"
+level = f"{(Decimal(repr(confidence)) * 100).normalize():f}%"  # as typed: 0.999999 is 99.9999%, not 100%
 if label and label.strip():
     st.subheader(label.strip())
 

@@ -143,3 +143,17 @@ def test_a_bad_edit_then_a_good_one():
     assert len(at.error) == 1 and not at.metric
     at.text_input(key="k").set_value("30").run()
     assert not at.error and metrics(at)["Pass rate"] == "75.0%"
+
+
+def test_extreme_figures_are_not_rounded_to_what_they_are_not():
+    """Confidence 0.999999 is labelled 99.9999%, not 100%; 1 pass in 1,000,000 is 0.0001%,
+    not 0.0%; each figure keeps the places it needs to read as neither 0% nor 100%."""
+    at = open_page(k="1", n="1000000", confidence="0.999999")
+    shown = metrics(at)
+    assert shown["Pass rate"] == "0.0001%"
+    assert set(shown) == {"Pass rate", "Lower end (99.9999%)", "Upper end (99.9999%)"}
+    low, high = wilson_interval(1, 1_000_000, 0.999999)
+    assert 0 < low < high < 1
+    for key, value in (("Lower end (99.9999%)", low), ("Upper end (99.9999%)", high)):
+        number = float(shown[key].rstrip("%")) / 100
+        assert number != 0 and number == pytest.approx(value, rel=0.5)

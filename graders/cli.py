@@ -304,7 +304,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     from .rows import report_lines
 
     lo = summary["left_out"]
-    print(f"{summary['cases']} rows scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
+    n = summary["cases"]
+    print(f"{n} {'row' if n == 1 else 'rows'} scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
     if not summary.get("config", {}).get("columns", {}).get("id"):
         print("no column is mapped to id: each row's id is its row number (map one with the configuration's columns)")
     for system, per in summary["systems"].items():

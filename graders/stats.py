@@ -860,7 +860,13 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
         return "No paired cases: nothing to compare."
     cases = _cases(s.n_cases)
     if s.wins == 0 and s.losses == 0:
-        return f"No difference: A and B score the same on {'the one case' if s.n == 1 else f'all {_cases(s.n)}'}."
+        if s.n == 1:
+            where = "the one case"
+        elif s.n_cases != s.n:  # repeats: the pairs are rows, several to a case
+            where = f"all {s.n:,} pairs ({cases})"
+        else:
+            where = f"all {cases}"
+        return f"No difference: A and B score the same on {where}."
     if s.n_cases < 2:
         return f"Only {cases}: too few to tell a change from noise."
     if adjusted_p is not None and not math.isnan(adjusted_p):

@@ -93,7 +93,7 @@ def test_a_huge_max_mb_reads_a_small_file(tmp_path, capsys, max_mb):
     "out of memory" at 30000, a traceback at 1e300 and 1e308)."""
     f = write(tmp_path / "tiny.csv", b"id,expected,output\n1,a,a\n")
     code, stdout, err = run(["score", f, "--grader", "exact", "--max-mb", max_mb, "--out", tmp_path / "o.csv"], capsys)
-    assert (code, err) == (0, "") and stdout.startswith("1 rows scored")
+    assert (code, err) == (0, "") and stdout.startswith("1 row scored\n")
 
 
 def test_rows_without_an_id_column_are_numbered(tmp_path, capsys):

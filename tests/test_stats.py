@@ -705,6 +705,8 @@ BASE = PairedSummary(
         (dict(ci_low=-0.001), 0.04,
          "A is higher by 0.042 (95% CI -0.001 to 0.073); borderline: Holm p = 0.04, but the interval includes 0."),
         (dict(wins=0, losses=0, ties=40), None, "No difference: A and B score the same on all 40 cases."),
+        (dict(wins=0, losses=0, ties=120, n=120, n_cases=40, clustered=True), None,
+         "No difference: A and B score the same on all 120 pairs (40 cases)."),
         (dict(n=0), None, "No paired cases: nothing to compare."),
         (dict(n=1, n_cases=1), None, "Only one case: too few to tell a change from noise."),
         (dict(clustered=True, n=120, n_cases=40), 0.01,

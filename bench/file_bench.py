@@ -206,19 +206,12 @@ def main() -> None:
     ap.add_argument("--stages", action="store_true", help="time the stages of one run instead")
     ap.add_argument("--floor", action="store_true", help="the cheap four with and without probe and explanations")
     args = ap.parse_args()
-    if args.floor:
+    if args.floor or args.stages:
         with tempfile.TemporaryDirectory() as tmp:
             data = Path(tmp) / "rows.csv"
             write_rows(data, args.rows)
             print(f"{args.rows} rows, {data.stat().st_size / 1e6:.1f} MB")
-            floor(data, Path(tmp), args.workers)
-        return
-    if args.stages:
-        with tempfile.TemporaryDirectory() as tmp:
-            data = Path(tmp) / "rows.csv"
-            write_rows(data, args.rows)
-            print(f"{args.rows} rows, {data.stat().st_size / 1e6:.1f} MB")
-            stages(data, Path(tmp), args.workers)
+            (floor if args.floor else stages)(data, Path(tmp), args.workers)
         return
     import sacrebleu
 

@@ -239,7 +239,6 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .batch import OutputError
     from .pipeline import resolve_mapping, score_prepared
     from .rows import MappingError
 
@@ -257,7 +256,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
         except MappingError as e:
             raise BadInput(str(e)) from None
-        except (OutputError, OSError) as e:
+        except OSError as e:  # batch.OutputError, or standard output's flush
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:
             _write(summary, _json_text(run.summary), args.summary)

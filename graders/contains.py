@@ -29,8 +29,6 @@ def check_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], require:
 def _quote(s: str) -> str:
     """A reference as the explanation shows it: its first 60 characters, invisible ones
     (a no-break space, a line break, a lone surrogate) as their codes, as exact's are."""
-    if len(s) <= 60 and s.isprintable():
-        return f"“{s}”"
     shown = s[:60]
     if not shown.isprintable():
         shown = visible(shown).replace("\n", "")

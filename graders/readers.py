@@ -45,7 +45,7 @@ import warnings
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import pandas as pd
@@ -110,7 +110,7 @@ def read_results(
             skip = bom + _NEWLINES.match(text).end()  # blank lines before the header
             sep = "\t" if fmt == "tsv" else ","
             if not header:  # a header line in front, naming as many columns as the first record has
-                first = next(csv.reader(io.StringIO(text[skip - bom:], newline=""), delimiter=sep, quotechar='"'), [])
+                first = next(csv.reader(_lines_from(text, skip - bom), delimiter=sep, quotechar='"'), [])
                 data, skip = (sep.join(headerless_names(len(first))) + "\n").encode("utf-8") + data[skip:], 0
             del text
             result = _read_delimited(data, skip, sep, fmt, "the header" if header else "the first row")
@@ -128,6 +128,20 @@ def read_results(
     if len(result.frame) == 0:
         raise ResultsFileError(_no_rows_message(result))
     return result
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _lines_from(text: str, start: int) -> Iterator[str]:
+    """The lines of ``text`` from ``start`` on, each with its line end (CR LF, CR or LF, as
+    ``io.StringIO(newline="")`` splits them), made only as they are read: the first record
+    of a 100 MB text without copying the rest."""
+    for m in _LINE_END.finditer(text, start):
+        yield text[start:m.end()]
+        start = m.end()
+    if start < len(text):
+        yield text[start:]
 
 
 def headerless_names(n: int) -> list[str]:

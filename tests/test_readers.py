@@ -551,6 +551,7 @@ def test_the_name_settles_what_the_content_leaves_open(tmp_path, name, text, fmt
     (b"Paris\tParis\nRome\trome\n", ("expected", "output"), [["Paris", "Paris"], ["Rome", "rome"]], (1, 2), ()),
     # a first row whose cells are equal is a row, not a header with a duplicate name
     (b"Paris\tParis\n", ("expected", "output"), [["Paris", "Paris"]], (1,), ()),
+    (b'a,b\r"c\r\nd",e\r', ("expected", "output"), [["a", "b"], ["c\r\nd", "e"]], (1, 2), ()),  # CR line ends
     (b'Canberra,Canberra is the capital\n"a,b","x\ny"\n', ("expected", "output"),
      [["Canberra", "Canberra is the capital"], ["a,b", "x\ny"]], (1, 2), ()),
     (b"\xef\xbb\xbf\n\nq\tParis\tParis\r\n", ("column 1", "column 2", "column 3"), [["q", "Paris", "Paris"]], (1,), ()),

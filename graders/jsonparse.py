@@ -72,11 +72,12 @@ class _NumberError(ValueError):
 
 
 class JsonFloat(float):
-    """A parsed JSON number written with a fraction or an exponent: the float, which
-    Python's ``json`` and jsonschema read, and ``text``, the number as written, which
-    ``json_equal`` compares exactly (a 64-bit float cannot tell 9007199254740993.0 from
-    9007199254740992.0, while the integer 9007199254740993 is read exactly) and
-    ``compact`` shows."""
+    """A parsed JSON number with a fraction or an exponent that its float's repr does not
+    spell (``2.50``, ``1e2``, ``9007199254740993.0``): the float, which Python's ``json``
+    and jsonschema read, and ``text``, the number as written, which ``json_equal`` compares
+    exactly (a 64-bit float cannot tell 9007199254740993.0 from 9007199254740992.0, while
+    the integer 9007199254740993 is read exactly) and ``compact`` shows. A number its
+    float's repr spells (``1.5``) stays a float: the repr is the number as written."""
 
     def __new__(cls, text: str) -> "JsonFloat":
         f = super().__new__(cls, text)
@@ -85,7 +86,7 @@ class JsonFloat(float):
 
 
 def _finite_float(s: str) -> float:
-    f = JsonFloat(s)
+    f = float(s)
     if math.isinf(f):
         shown = s if len(s) <= 40 else s[:37] + "..."
         raise _NumberError(
@@ -93,7 +94,7 @@ def _finite_float(s: str) -> float:
             f"{'-' if f < 0 else ''}Infinity)",
             lambda m: m.group("num") is not None and math.isinf(float(m.group("num"))),
         )
-    return f
+    return f if repr(f) == s else JsonFloat(s)
 
 
 def _refuse_constant(name: str) -> Any:

@@ -37,7 +37,7 @@ from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
 from .result import STATUSES, Grade
-from .summary import CorpusStatistics, Tally, add_statistics, positions_by_value, statistic_sums
+from .summary import CorpusStatistics, Tally, add_statistics, factorized, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -441,9 +441,10 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
     """One chunk scored for the scored file: its lines, formatted here (``_chunk_lines``),
     as pieces of bytes (``_csv``) or in a new file in the directory ``back.csv`` (``_csv_file``:
     the parent copies it into the scored file in the kernel, and the bytes never cross a
-    pipe); what the summary reads of its scored rows (``_tally_columns``; the system
-    instead of ``_pos`` without ``back.slim``); BLEU's and chrF's statistics summed per
-    (scorer, system) (``_statistics``). No cell of the scored rows goes back."""
+    pipe); what the summary reads of its scored rows (``_tally_columns``: codes, numbers
+    and each scored row's row in the chunk, by which the parent finds its system); BLEU's
+    and chrF's statistics summed per (scorer, system) (``_statistics``). No cell of the
+    scored rows goes back."""
     blocks = _chunk_blocks(rows, config)
     extra = _chunk_assertions(rows)
     pieces = _chunk_lines(rows, blocks, extra, back.include_output)
@@ -454,8 +455,6 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
     for scorer, block, _ in blocks:
         if scorer in CORPUS_SCORERS:
             sums.update(_scorer_statistics(scorer, systems, _objects(block.details, len(rows))))
-    if not back.slim:
-        part["system"] = systems[part.pop("_pos")]
     if isinstance(back.csv, str):
         fd, path = tempfile.mkstemp(dir=back.csv, suffix=".csv")
         with open(fd, "wb") as f:
@@ -761,7 +760,7 @@ def score_to_csv(
                 pass
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
-    return _tally(parts, statistics, unknown)
+    return _tally(parts, factorized(rows["system"].to_numpy(dtype=object)), statistics, unknown)
 
 
 def replaced_whole(path: str) -> bool:
@@ -776,16 +775,26 @@ def replaced_whole(path: str) -> bool:
         return True
 
 
-def _tally(parts: list[dict[str, Any]], statistics: CorpusStatistics, unknown: dict[str, int]) -> Tally:
-    """The file parts' summary columns end to end, their codes turned back into names."""
+def _tally(parts: list[dict[str, Any]], systems: tuple[np.ndarray, list[Any]], statistics: CorpusStatistics,
+           unknown: dict[str, int]) -> Tally:
+    """The file parts' summary columns end to end, as codes: each part's scorers' into the
+    names of all (in order of first appearance), each scored row's system's (``systems``:
+    the rows' system codes and names) found from its row."""
     def joined(name: str, dtype: Any) -> np.ndarray:
         return np.concatenate([part[name] for part in parts]) if parts else np.empty(0, dtype=dtype)
 
-    scorers = [np.array(part["_scorers"], dtype=object)[part["scorer"]] for part in parts]
+    names: dict[str, int] = {}
+    scorers = []
+    for part in parts:
+        local = [names.setdefault(name, len(names)) for name in part["_scorers"]]
+        scorers.append(np.array(local, dtype=np.int16)[part["scorer"]])
+    row_systems, system_names = systems
     return Tally(
-        scorer=np.concatenate(scorers) if parts else np.empty(0, dtype=object),
-        system=joined("system", object),
-        status=np.array(STATUSES, dtype=object)[joined("status", np.int8)],
+        scorer_codes=np.concatenate(scorers) if parts else np.empty(0, dtype=np.int16),
+        scorer_names=tuple(names),
+        system_codes=row_systems[joined("_pos", np.intp)],
+        system_names=tuple(system_names),
+        status_codes=joined("status", np.int8),
         values=joined("values", np.float64),
         near=joined("near", np.bool_),
         unknown_assertions=dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -843,6 +852,8 @@ def _score_parts(
                 raise Cancelled()
             # In one process every detail stays (nothing is pickled) and the lines are not spooled.
             parts[k] = _scored_part(rows.iloc[a:b], config, serial)
+            if back.csv:  # a file part's scored rows' rows, in the frame
+                parts[k]["_pos"] += a
             if on_part:
                 on_part(k, parts[k])
             done += b - a
@@ -851,8 +862,8 @@ def _score_parts(
     else:
         ctx = get_context(start_method)
         back = replace(back, slim=True)
-        # what the parent attaches to each part by position: a file part's system alone
-        row_arrays = {c: rows[c].to_numpy(dtype=object) for c in (("system",) if back.csv else ROW_COLUMNS)}
+        # what the parent attaches to each part by position (a file part keeps its positions)
+        row_arrays = {} if back.csv else {c: rows[c].to_numpy(dtype=object) for c in ROW_COLUMNS}
         if back.include_output and not back.csv:
             row_arrays["output"] = rows["output"].to_numpy(dtype=object)
         if start_method == "fork":
@@ -872,7 +883,12 @@ def _score_parts(
                 try:
                     for fut in as_completed(futures):
                         k = futures[fut]
-                        parts[k] = _attach_rows(fut.result(), row_arrays, spans[k][0])
+                        part = fut.result()
+                        if back.csv:
+                            part["_pos"] += spans[k][0]
+                        else:
+                            part = _attach_rows(part, row_arrays, spans[k][0])
+                        parts[k] = part
                         if on_part:
                             on_part(k, parts[k])
                         a, b = spans[k]

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .result import STATUSES
 from .stats import wilson_interval
 
 
@@ -28,19 +29,21 @@ def score_values(scores: pd.Series) -> pd.Series:
 
 def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
     """One scorer's counts, mean score and pass rate (Wilson 95%) over its scored rows."""
-    return _stats(statuses.to_numpy(dtype=object), score_values(scores).to_numpy(), near.to_numpy(dtype=object) != "")
+    codes, names = factorized(statuses.to_numpy(dtype=object))
+    return _stats(codes, names, score_values(scores).to_numpy(), near.to_numpy(dtype=object) != "")
 
 
-def _stats(statuses: np.ndarray, values: np.ndarray, near: np.ndarray) -> dict[str, Any]:
-    """``scorer_stats`` over arrays: the status cells, the parsed scores, near miss or not."""
-    codes, names = pd.factorize(statuses)
-    counts = dict(zip(names.tolist(), np.bincount(codes[codes >= 0], minlength=len(names)).tolist()))
+def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.ndarray, near: np.ndarray) -> dict[str, Any]:
+    """``scorer_stats`` over arrays: the statuses as codes into ``status_names``, the
+    parsed scores, near miss or not."""
+    counted = np.bincount(status_codes[status_codes >= 0], minlength=len(status_names))
+    counts = dict(zip(status_names, counted.tolist()))
     passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
     numeric = pd.Series(values)
     decided = passed + failed
     lo, hi = wilson_interval(passed, decided) if decided else (None, None)
     return {
-        "graded": int(len(statuses)),
+        "graded": int(len(status_codes)),
         "passed": passed,
         "failed": failed,
         "not_judged": int(counts.get("not_judged", 0)),
@@ -53,69 +56,125 @@ def _stats(statuses: np.ndarray, values: np.ndarray, near: np.ndarray) -> dict[s
     }
 
 
+def factorized(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """(codes, names): each value's code into the distinct values in order of first
+    appearance (-1 for None or NaN), as 16-bit codes when they fit (``positions_by_code``)."""
+    codes, names = pd.factorize(values)
+    return _narrow(codes, len(names)), names.tolist()
+
+
+def _narrow(codes: np.ndarray, n_names: int) -> np.ndarray:
+    # numpy sorts 16-bit keys stably by radix: ten times faster than wider ones
+    return codes.astype(np.int16) if n_names < 1 << 15 else codes
+
+
+def positions_by_code(codes: np.ndarray, names: Sequence[Any], within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
+    """Each name's row positions (those of its code, -1 standing for none), in row order;
+    the names in order of first appearance among the rows (``within``: those rows only)."""
+    at = np.arange(len(codes)) if within is None else within
+    mine = codes[at]
+    order = np.argsort(mine, kind="stable")
+    present, starts = np.unique(mine[order], return_index=True)
+    bounds = np.append(starts, len(order))
+    groups = [(order[starts[k]], names[code], at[order[bounds[k]:bounds[k + 1]]])
+              for k, code in enumerate(present.tolist()) if code >= 0]
+    return {name: where for _, name, where in sorted(groups, key=lambda g: g[0])}
+
+
 def positions_by_value(values: np.ndarray, within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
     """Each distinct value (in order of first appearance) and its row positions, in row
     order: what ``groupby(sort=False)`` gives, without moving the frame's columns."""
     at = np.arange(len(values)) if within is None else within
-    codes, names = pd.factorize(values[at])
-    if len(names) < 1 << 15:  # numpy sorts 16-bit keys stably by radix: ten times faster
-        codes = codes.astype(np.int16)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(len(names) + 1))
-    return {name: at[order[bounds[k]:bounds[k + 1]]] for k, name in enumerate(names.tolist())}
+    codes, names = factorized(values[at])
+    return {name: at[where] for name, where in positions_by_code(codes, names).items()}
 
 
 # Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
 CorpusStatistics = dict[tuple[str, Any], tuple[int, "list[int] | None"]]
 
 
+def _object_array(names: Sequence[Any]) -> np.ndarray:
+    return np.fromiter(names, dtype=object, count=len(names))
+
+
 @dataclass(frozen=True)
 class Tally:
     """What the summary reads of scored rows that were written out instead of kept
-    (``batch.score_to_csv``). Per scored row, in the scored frame's order: ``scorer``,
-    ``system`` and ``status`` (object arrays), ``values`` (the score, NaN where its cell is
-    empty) and ``near`` (a near miss or not). ``unknown_assertions``: the assertion kinds
-    no grader knows, with their counts. ``statistics``: BLEU's and chrF's corpus statistics
-    summed per (scorer, system)."""
+    (``batch.score_to_csv``). Per scored row, in the scored frame's order: its scorer and
+    system as codes into ``scorer_names`` and ``system_names``, its status as a code into
+    ``result.STATUSES``, ``values`` (the score, NaN where its cell is empty) and ``near``
+    (a near miss or not); ``scorer``, ``system`` and ``status`` spell them out.
+    ``unknown_assertions``: the assertion kinds no grader knows, with their counts.
+    ``statistics``: BLEU's and chrF's corpus statistics summed per (scorer, system)."""
 
-    scorer: np.ndarray
-    system: np.ndarray
-    status: np.ndarray
+    scorer_codes: np.ndarray
+    scorer_names: tuple[str, ...]
+    system_codes: np.ndarray
+    system_names: tuple[Any, ...]
+    status_codes: np.ndarray
     values: np.ndarray
     near: np.ndarray
     unknown_assertions: dict[str, int] = field(default_factory=dict)
     statistics: CorpusStatistics = field(default_factory=dict)
 
     def __len__(self) -> int:
-        return len(self.scorer)
+        return len(self.scorer_codes)
+
+    @property
+    def scorer(self) -> np.ndarray:
+        return _object_array(self.scorer_names)[self.scorer_codes]
+
+    @property
+    def system(self) -> np.ndarray:
+        return _object_array(self.system_names)[self.system_codes]
+
+    @property
+    def status(self) -> np.ndarray:
+        return _object_array(STATUSES)[self.status_codes]
 
 
 class _Columns:
     """The scored rows' cells the summary reads, as arrays, each made once: from a scored
-    frame, or a ``Tally``."""
+    frame, or a ``Tally``. The scorers, systems and statuses are codes into their names
+    (``factorized``), which the rows are grouped and counted by."""
 
     def __init__(self, scored: "pd.DataFrame | Tally") -> None:
         if isinstance(scored, Tally):
-            self.scorer, self.system, self.status = scored.scorer, scored.system, scored.status
+            self.scorer_codes, self.scorer_names = scored.scorer_codes, list(scored.scorer_names)
+            self.system_codes = _narrow(scored.system_codes, len(scored.system_names))
+            self.system_names = list(scored.system_names)
+            self.status_codes, self.status_names = scored.status_codes, list(STATUSES)
             self.values, self.near = scored.values, scored.near
         else:
-            self.scorer = scored["scorer"].to_numpy(dtype=object)
-            self.system = scored["system"].to_numpy(dtype=object)
-            self.status = scored["status"].to_numpy(dtype=object)
+            self.scorer_codes, self.scorer_names = factorized(scored["scorer"].to_numpy(dtype=object))
+            self.system_codes, self.system_names = factorized(scored["system"].to_numpy(dtype=object))
+            self.status_codes, self.status_names = factorized(scored["status"].to_numpy(dtype=object))
             self.values = score_values(scored["score"]).to_numpy()
             self.near = scored["near_miss"].to_numpy(dtype=object) != ""
         self._scorers: dict[Any, np.ndarray] | None = None
 
     @property
     def scorers(self) -> dict[Any, np.ndarray]:
-        """Each scorer's row positions over the whole frame (``positions_by_value``), found once."""
+        """Each scorer's row positions over the whole frame (``positions_by_code``), found once."""
         if self._scorers is None:
-            self._scorers = positions_by_value(self.scorer)
+            self._scorers = positions_by_code(self.scorer_codes, self.scorer_names)
         return self._scorers
 
+    def systems(self) -> dict[Any, np.ndarray]:
+        """Each system's row positions."""
+        return positions_by_code(self.system_codes, self.system_names)
+
+    def of_system(self, at: np.ndarray, system: Any) -> np.ndarray:
+        """The positions among ``at`` whose system is ``system``."""
+        code = self.system_names.index(system) if system in self.system_names else -2
+        return at[self.system_codes[at] == code]
+
     def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
-        groups = self.scorers if within is None else positions_by_value(self.scorer, within)
-        return {str(name): _stats(self.status[at], self.values[at], self.near[at]) for name, at in groups.items()}
+        groups = self.scorers if within is None else positions_by_code(self.scorer_codes, self.scorer_names, within)
+        return {
+            str(name): _stats(self.status_codes[at], self.status_names, self.values[at], self.near[at])
+            for name, at in groups.items()
+        }
 
 
 def statistic_sums(name: str, details: Sequence[Any]) -> list[int] | None:
@@ -179,7 +238,7 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.Dat
             if name not in graders:
                 continue
             at = mine_at.get(name, np.empty(0, dtype=int))
-            at = at[cols.system[at] == system]
+            at = cols.of_system(at, system)
             sentence = pd.Series(cols.values[at])
             if statistics is not None:
                 counted, summed = statistics.get((name, system), (0, None))
@@ -231,7 +290,7 @@ def summarize(
     ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
     cols = _Columns(scored)
     overall = cols.by_scorer()
-    by_system = positions_by_value(cols.system)
+    by_system = cols.systems()
     if len(by_system) == 1:  # one system: its figures are the overall ones
         systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
     else:

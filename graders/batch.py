@@ -17,7 +17,6 @@ import gc as collector
 import json
 import math
 import os
-import secrets
 import shutil
 import stat
 import tempfile
@@ -687,7 +686,7 @@ def score_to_csv(
             sink = out
         elif replaced_whole(target):
             # Beside the target, so the rename stays on one file system; "x" refuses a clash.
-            tmp = f"{target}.{os.getpid()}-{secrets.token_hex(4)}.part"
+            tmp = f"{target}.{os.getpid()}-{os.urandom(4).hex()}.part"
             sink = open(tmp, "xb")
         else:  # a device, a pipe or a link: written through, as the shell's ">" would
             sink = open(target, "wb")

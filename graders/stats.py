@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -159,8 +160,10 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
 # keeps ~1e-15 relative accuracy where lgamma differences lose digits (n up to 10**7+).
 
 
+@cache
 def _stirlerr_table() -> np.ndarray:
-    # log(n!) - log(sqrt(2 pi n) (n/e)^n) for n = 0..15, in 40-digit decimal arithmetic.
+    # log(n!) - log(sqrt(2 pi n) (n/e)^n) for n = 0..15, in 40-digit decimal arithmetic;
+    # made on first use (8 ms: every command would pay it at start-up).
     with localcontext() as ctx:
         ctx.prec = 40
         half_log_2pi = (2 * Decimal("3.141592653589793238462643383279502884197")).ln() / 2
@@ -172,7 +175,6 @@ def _stirlerr_table() -> np.ndarray:
     return np.array(table)
 
 
-_STIRLERR_SMALL = _stirlerr_table()
 _S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
 
 
@@ -181,7 +183,7 @@ def _stirlerr(n: np.ndarray) -> np.ndarray:
     n = np.asarray(n, dtype=float)
     out = np.empty_like(n)
     small = n <= 15
-    out[small] = _STIRLERR_SMALL[n[small].astype(np.intp)]
+    out[small] = _stirlerr_table()[n[small].astype(np.intp)]
     big = n[~small]
     nn = big * big
     out[~small] = np.where(

@@ -149,7 +149,7 @@ class Comparison:
             if count:
                 who = self.label_a if side == "a_only" else self.label_b
                 more = "…" if count > len(self.unpaired[side]["keys"]) else ""
-                lines.append(f"  {count} {'case' if count == 1 else 'cases'} only in {who}: "
+                lines.append(f"  {count} {'row' if count == 1 else 'rows'} only in {who}: "
                              f"{', '.join(quoted_name(k) for k in self.unpaired[side]['keys'])}{more}")
         lines += self.prepared.left_out.lines()
         scorers = self.scored["scorer"].unique()
@@ -290,7 +290,7 @@ def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[
             shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
         return {"count": int(mask.sum()), "keys": shown}
 
-    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "paired_cases": int((in_a & in_b).sum())}
+    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "pairs": int((in_a & in_b).sum())}
 
 
 def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str) -> Prepared:
@@ -346,7 +346,7 @@ def compare_scored(
         record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"])
         pairs.insert(1, "version", pd.Series([version_of.get(r, "") for r in record], index=pairs.index, dtype=object))
     unpaired = _unpaired(rows, a, b, source)
-    if unpaired["paired_cases"] == 0:
+    if unpaired["pairs"] == 0:
         on = "the same row" if source == "wide" else "(id, repeat)"
         raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair on {on}")
     # Repeats: resample whole cases (a cluster bootstrap).
@@ -377,6 +377,10 @@ def compare_scored(
         for name in scorers:
             clusters = item_codes[keys[name]]
             results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed))
+    if all(results[name].n == 0 for name in scorers):
+        graders = ", ".join(scorers)
+        raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
+                           f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
     adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
     metrics = {}
     for name, p_adj in zip(scorers, adjusted):

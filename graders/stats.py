@@ -8,6 +8,7 @@ Every difference is A minus B, over the pairs where both sides have a score.
 * ``paired_bootstrap``      percentile bootstrap interval of the mean difference,
                             resampling cases, or whole cases with their repeats
 * ``sign_flip_test``        paired randomization test ("A and B are interchangeable")
+* ``sign_flip_bound``       Hoeffding's bound on its p-value, where random flips cannot reach
 * ``holm_adjust``           Holm's step-down adjustment across the metrics on screen
 * ``min_detectable_difference``, ``mcnemar_mdd``   what this n detects with 80% power
 * ``summarize_pair``        all of the above for one metric -> ``PairedSummary``
@@ -44,6 +45,7 @@ __all__ = [
     "paired_bootstrap",
     "resample_indices",
     "sign_flip_bits",
+    "sign_flip_bound",
     "sign_flip_test",
     "summarize_pair",
     "summarize_pairs",
@@ -420,6 +422,10 @@ def paired_bootstrap(
 # Sign-flip (paired randomization) test
 
 _EXACT_FLIP_UNITS = 16  # enumerate all 2**m sign patterns up to m = 16 nonzero units
+# The smallest p-value a summary reports: an exact tail below it (McNemar's on 100,000
+# discordant pairs is about 1e-875) underflows to 0, which no test gives; it is reported
+# as this bound, and its method says so.
+P_FLOOR = 1e-300
 
 
 def _tolerance(sums: np.ndarray) -> np.ndarray:
@@ -457,6 +463,20 @@ def _sign_flip_monte_carlo(sums: np.ndarray, resamples: int, seed: int) -> np.nd
     return (1 + hits) / (1 + resamples)
 
 
+def sign_flip_bound(unit_sums: np.ndarray) -> float:
+    """Hoeffding's bound on the exact two-sided sign-flip p-value of these unit sums:
+    P(|sum of e_i s_i| >= |sum of s_i|) <= 2 exp(-t^2 / (2 sum of s_i^2)) for random signs
+    e_i, t the observed |total| (less the rounding tolerance). Never below the exact
+    p-value, so it stands in for a Monte Carlo estimate that cannot go as low: random
+    flips show no p below 1 / (1 + resamples)."""
+    s = np.asarray(unit_sums, dtype=float)
+    t = abs(float(s.sum())) - float(_tolerance(s))
+    spread = float(s @ s)
+    if t <= 0 or spread == 0:
+        return 1.0
+    return min(1.0, 2.0 * math.exp(-t * t / (2.0 * spread)))
+
+
 def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int) -> list[tuple[float, str]]:
     out: list[tuple[float, str] | None] = [None] * len(sums)
     monte_carlo = []
@@ -467,7 +487,11 @@ def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int) -> list[tupl
             monte_carlo.append(j)
     if monte_carlo:
         for j, p in zip(monte_carlo, _sign_flip_monte_carlo(sums[monte_carlo], resamples, seed)):
-            out[j] = (float(p), f"{resamples:,} random flips")
+            bound = sign_flip_bound(sums[j])
+            if bound < p:  # the exact p is below what the flips can show
+                out[j] = (bound, f"Hoeffding's bound, below what {resamples:,} random flips show")
+            else:
+                out[j] = (float(p), f"{resamples:,} random flips")
     return out  # type: ignore[return-value]
 
 
@@ -481,8 +505,11 @@ def sign_flip_test(
     |sum of differences|. Exact over all 2**m sign patterns when at most 16 cases have a
     nonzero difference; otherwise Monte Carlo over ``resamples`` random flips (draws:
     ``sign_flip_bits``) with p = (1 + #{as extreme}) / (1 + resamples), never 0
-    (Phipson & Smyth 2010; sacrebleu's paired approximate randomization). For 0/1 scores
-    without repeats the exact version is McNemar's test. No rows gives nan.
+    (Phipson & Smyth 2010; sacrebleu's paired approximate randomization), or Hoeffding's
+    bound (``sign_flip_bound``) where that is lower: the flips cannot show a p below
+    1 / (1 + resamples), and a Holm adjustment over several metrics would otherwise
+    turn a large change into noise when the resamples are few. For 0/1 scores without
+    repeats the exact version is McNemar's test. No rows gives nan.
     """
     d = _as_diffs(diffs)
     resamples = _check_resamples(resamples)
@@ -710,6 +737,9 @@ def _summaries_for_rows(
     prefix = "cluster sign-flip" if clustered else "sign-flip"
     for j, (p, how) in zip(flip, flip_results):
         tests[j] = (p, f"{prefix}, {how}")
+    for j, (p, how) in enumerate(tests):  # type: ignore[misc]
+        if p < P_FLOOR:  # a tail past what a float holds: reported as its upper bound
+            tests[j] = (P_FLOOR, f"{how}; p below {P_FLOOR:g}")
 
     out = []
     for j, m in enumerate(metrics):
@@ -732,7 +762,7 @@ def _summaries_for_rows(
             mdd = mcnemar_mdd(extra["b"] / n + extra["c"] / n, n, alpha=_ALPHA, power=_POWER)
         else:
             mdd = min_detectable_difference(sd if n >= 2 else 0.0, n, alpha=_ALPHA, power=_POWER)
-        if mdd == 0.0 or (n >= 2 and d.min() == d.max()):  # no spread to estimate it from: unknown, not 0
+        if mdd == 0.0 or (n >= 2 and _no_spread(d)):  # no spread to estimate it from: unknown, not 0
             mdd = math.nan
         low, high = float(lows[j]), float(highs[j])
         if n and low <= high:  # the bootstrap means and d.mean() round differently: keep the estimate inside
@@ -834,6 +864,18 @@ def summarize_pair(
 # Words for the dashboard
 
 
+def _no_spread(d: np.ndarray) -> bool:
+    """Every difference the same, up to rounding (0.9 - 0.7 and 0.7 - 0.5 differ by 1 ulp)."""
+    return float(np.ptp(d)) <= 1e-9 * max(1.0, float(np.abs(d).max()))
+
+
+def _plain(x: float) -> str:
+    """Two significant digits, never in exponent form (100, not 1e+02; 0.0012)."""
+    if x >= 10:
+        return f"{x:.0f}"
+    return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}" if x > 0 else "0"
+
+
 def _decimals(width: float) -> int:
     """Decimals that show a number to about a tenth of the interval's half-width."""
     if not math.isfinite(width) or width <= 0:
@@ -877,11 +919,14 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
         p, label = s.p_value, ""
     scale, unit = (100.0, " points") if s.binary else (1.0, "")
     diff, low, high = s.mean_diff * scale, s.ci_low * scale, s.ci_high * scale
-    places = _decimals((high - low) / 2)
+    flat = not high - low > 1e-9 * max(scale, abs(diff))  # every case differs alike: the resamples agree
+    places = (1 if s.binary else 3) if flat else _decimals((high - low) / 2)
     level = f"{s.confidence:.0%} CI"
     note = f" Each case's repeats were resampled together ({cases}, {s.n:,} rows)." if s.clustered else ""
 
     def interval(lo: float, hi: float) -> str:
+        if flat:  # not a measured certainty: the cases gave no spread to resample
+            return f"every case differs by the same amount, so the {level} has no width"
         return f"{level} {lo:.{places}f} to {hi:.{places}f}"
 
     if s.binary:
@@ -905,5 +950,9 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
     words = (f"No detectable difference: A minus B is {diff:.{places}f}{unit}, {interval(low, high)}, "
              f"which includes 0{f' ({p_text})' if p_text else ''}")
     if math.isfinite(s.mdd):
-        words += f"; with {cases} a change smaller than {s.mdd * scale:.2g}{unit} could not be detected reliably"
+        if s.mdd >= 1.0:  # beyond the largest possible difference of scores in [0, 1]
+            largest = "100 points" if s.binary else "the largest possible, 1"
+            words += f"; with {cases} not even a change of {largest} could be detected reliably"
+        else:
+            words += f"; with {cases} a change smaller than {_plain(s.mdd * scale)}{unit} could not be detected reliably"
     return f"{words}.{note}"

@@ -207,9 +207,9 @@ if isinstance(comparison, str):
 # --------------------------------------------------------------------------- the metric table
 
 a, b = comparison.label_a, comparison.label_b
-paired = comparison.unpaired["paired_cases"]
+paired = comparison.unpaired["pairs"]
 st.header("Metrics")
-st.markdown(f"**A** = {display.code(a)}, **B** = {display.code(b)} ({comparison.source} file) · {paired:,} paired cases · "
+st.markdown(f"**A** = {display.code(a)}, **B** = {display.code(b)} ({comparison.source} file) · {paired:,} {'pair' if paired == 1 else 'pairs'} · "
             f"{comparison.resamples:,} bootstrap resamples, seed {comparison.seed}.")
 if any(m.stats.clustered for m in comparison.metrics.values()):
     st.info("Repeats found: the intervals and p-values resample whole cases with all their repeats "
@@ -218,8 +218,8 @@ for side, who in (("a_only", a), ("b_only", b)):
     u = comparison.unpaired[side]
     if u["count"]:
         more = f" (first {len(u['keys'])})" if u["count"] > len(u["keys"]) else ""
-        cases = "case" if u["count"] == 1 else "cases"
-        st.warning(f"{u['count']:,} {cases} only in {display.md(who)}, left out of every figure{more}: "
+        rows_ = "row" if u["count"] == 1 else "rows"
+        st.warning(f"{u['count']:,} {rows_} only in {display.md(who)}, left out of every figure{more}: "
                    + ", ".join(display.md(k) for k in u["keys"]))
 
 table = metric_table(comparison)

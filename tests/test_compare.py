@@ -242,7 +242,7 @@ NOTHING_PAIRED = "gradeboard: fail-if-worse: no pair has a {} score on both side
 
 
 @pytest.mark.parametrize("rows, grader, n, code, err", [
-    # no reference holds a number: numeric judges no row on either side
+    # no reference holds a number: numeric judges no row on either side (exact judges all)
     (["1,yes,yes,no", "2,no,no,yes"], "numeric", 0, 1, NOTHING_PAIRED.format("numeric")),
     # A's outputs are numbers and B's are not: B fails, which is a score, so both sides are paired
     (["1,4,4,four", "2,5,5,five"], "numeric", 2, 0, ""),
@@ -254,10 +254,24 @@ def test_fail_if_worse_with_nothing_paired_trips(tmp_path, capsys, rows, grader,
     on both sides, A cannot be shown not to be worse, and CI must not pass in silence."""
     f = tmp_path / "w.csv"
     f.write_text("\n".join(["id,expected,output,output_b", *rows]) + "\n")
-    args = ["compare", str(f), "--grader", grader, "--out", str(tmp_path / "o.csv"), "--summary", str(tmp_path / "s.json")]
+    args = ["compare", str(f), "--grader", "exact", "--grader", "numeric", "--out", str(tmp_path / "o.csv"),
+            "--summary", str(tmp_path / "s.json")]
     assert main([*args, "--fail-if-worse", grader]) == code
     assert capsys.readouterr().err == err
     assert json.loads((tmp_path / "s.json").read_text())["metrics"][grader]["n"] == n
+
+
+def test_a_comparison_with_no_pair_scored_by_any_grader_is_bad_input(tmp_path, capsys):
+    """Pairs, but not one with a score on both sides for any grader: nothing was compared,
+    which is bad input (exit 2, one line), as ids that never match are; no file is written."""
+    f = tmp_path / "w.csv"
+    f.write_text("id,expected,output,output_b\n1,yes,yes,no\n2,no,no,yes\n")
+    out = tmp_path / "o.csv"
+    assert main(["compare", str(f), "--grader", "numeric", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "gradeboard: nothing to compare: no pair has a score on both sides for numeric (each of the 2 pairs "
+        "is not judged or an error on A's side or B's)\n")
+    assert not out.exists()
 
 
 def test_a_wide_file_with_versions_pairs_each_row_in_its_version(tmp_path):
@@ -308,7 +322,7 @@ def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].endswith("No difference: A and B score the same on the one case.")
     assert lines[2:] == [
-        "  1 case only in output: 2",
+        "  1 row only in output: 2",
         "left out, no output: 1 (row 2); row 2 has no output_b",
         # record 3 twice: its output and its output_b (counts count rows to score)
         "left out, duplicate key: 2 (row 3); row 3 has the same id as row 2",
@@ -325,7 +339,7 @@ def test_an_unpaired_id_with_a_line_break_prints_as_a_json_string(tmp_path, caps
     f.write_text("\n".join(json.dumps(r) for r in records))
     assert main(["compare", str(f), "--grader", "exact", "--out", str(tmp_path / "o.csv")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2:] == ['  1 case only in v1: "two\\nlines"', '  1 case only in v2: "cr\\r"']
+    assert lines[2:] == ['  1 row only in v1: "two\\nlines"', '  1 row only in v2: "cr\\r"']
 
 
 def test_the_summary_holds_each_sides_run_summary(tmp_path, capsys):
@@ -423,7 +437,7 @@ def test_a_lone_surrogate_id_pairs_a_long_file_like_any_id(tmp_path, capsys, ids
     c = compare_file(read_results(f), cfg("exact"), resamples=100)
     m = c.metrics["exact"].stats
     assert (m.n, m.n_cases, m.wins, m.ties) == (6, 3, 2, 4)
-    assert c.unpaired["paired_cases"] == 6 and c.unpaired["a_only"]["count"] == c.unpaired["b_only"]["count"] == 0
+    assert c.unpaired["pairs"] == 6 and c.unpaired["a_only"]["count"] == c.unpaired["b_only"]["count"] == 0
     assert c.pairs["item"].tolist() == [i for i in ids for _ in (0, 1)]
     out = tmp_path / "c.csv"
     code = main(["compare", str(f), "--grader", "exact", "--resamples", "100", "--out", str(out)])
@@ -441,4 +455,4 @@ def test_unpaired_surrogate_ids_are_listed(tmp_path):
                {"id": "\udc00", "version": "v2", "expected": "a", "output": "a"}]
     c = compare_file(read_results("\n".join(json.dumps(r) for r in records).encode()), cfg("exact"), resamples=100)
     assert c.unpaired == {"a_only": {"count": 1, "keys": ["\ud800"]}, "b_only": {"count": 1, "keys": ["\udc00"]},
-                          "paired_cases": 1}
+                          "pairs": 1}

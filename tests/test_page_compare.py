@@ -167,8 +167,8 @@ def test_unpaired_cases_are_listed():
     at = inject(content).run()
     no_trouble(at)
     warnings = [w.value for w in at.warning]
-    assert any(w.startswith("1 case only in v1") and w.endswith(": 3") for w in warnings)
-    assert any(w.startswith("1 case only in v2") and w.endswith(": 4") for w in warnings)
+    assert any(w.startswith("1 row only in v1") and w.endswith(": 3") for w in warnings)
+    assert any(w.startswith("1 row only in v2") and w.endswith(": 4") for w in warnings)
 
 
 def test_through_the_app_after_another_page():

@@ -442,7 +442,49 @@ def test_sign_flip_monte_carlo_equals_a_plain_loop(shift):
 
 
 def test_sign_flip_monte_carlo_never_gives_zero():
-    assert sign_flip_test(np.full(100, 1.0), resamples=999) == 1 / 1000
+    """100 cases all one way: no random flip is as extreme, and 999 flips can show no p
+    below 1/1000; Hoeffding's bound, 2 exp(-100/2), is lower, and never below the exact
+    2 / 2**100."""
+    p = sign_flip_test(np.full(100, 1.0), resamples=999)
+    assert p == pytest.approx(2 * math.exp(-50), rel=1e-12) and 2 / 2**100 <= p < 1 / 1000
+    assert sign_flip_test(np.full(100, 1.0), resamples=999, clusters=np.arange(100) // 2) == pytest.approx(
+        2 * math.exp(-25), rel=1e-12)  # 50 cases of sum 2: t = 100, sum of squares 200
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(-3, 3).map(float), st.floats(-1, 1, allow_nan=False)), min_size=1, max_size=16))
+def test_sign_flip_bound_is_never_below_the_exact_p(sums):
+    """Hoeffding's bound stands in for random flips only because it is never below the
+    exact p-value of all 2**m sign patterns."""
+    s = np.array(sums)
+    exact = sign_flip_test(s)  # at most 16 nonzero cases: enumerated exactly
+    assert stats.sign_flip_bound(s) >= exact - 1e-12
+
+
+def test_few_resamples_do_not_turn_a_large_change_into_noise():
+    """Six metrics, a 60-point drop over 300 cases of 2 repeats, 100 resamples: random flips
+    show no p below 1/101, which Holm's adjustment over six would lift past 0.05; the
+    bound shows the change for what it is."""
+    rng = np.random.default_rng(5)
+    a = (rng.random(600) < 0.3).astype(float)
+    b = (rng.random(600) < 0.9).astype(float)
+    clusters = np.arange(600) // 2
+    metrics = {f"m{k}": dict(score_a=a, score_b=b) for k in range(6)}
+    got = summarize_pairs(metrics, clusters=clusters, resamples=100, seed=0)
+    adjusted = holm_adjust([s.p_value for s in got.values()])
+    assert all(p < 1e-20 for p in adjusted)
+    assert all(s.p_method.startswith("cluster sign-flip, Hoeffding's bound") for s in got.values())
+    assert verdict_words(got["m0"], adjusted[0]).endswith("unlikely to be noise (Holm p < 0.001). "
+                                                          "Each case's repeats were resampled together (300 cases, 600 rows).")
+
+
+def test_a_p_value_past_what_a_float_holds_is_reported_as_its_bound():
+    """McNemar on 60,000 against 40,000 discordant pairs: about 1e-875, which underflows to
+    0; no test gives 0, so the summary reports the bound 1e-300 and says so."""
+    a = np.array([1.0] * 60000 + [0.0] * 40000)
+    s = summarize_pair(a, 1 - a, passed_a=a, passed_b=1 - a)
+    assert mcnemar_exact(60000, 40000) == 0.0  # the tail itself, as scipy's binomtest gives it
+    assert s.p_value == stats.P_FLOOR == 1e-300 and s.p_method == "McNemar exact; p below 1e-300"
 
 
 @pytest.mark.parametrize("b, c", [(3, 10), (0, 5), (7, 7), (2, 9), (1, 15)])
@@ -720,6 +762,20 @@ BASE = PairedSummary(
               mdd=0.123), 0.7,
          "No detectable difference: A minus B is 1.0 points, 95% CI -5.0 to 7.0, which includes 0 "
          "(Holm p = 0.7); with 40 cases a change smaller than 12 points could not be detected reliably."),
+
+        # a detectable change past the largest there is, and one in plain decimals
+        (dict(binary=True, pass_rate_a=0.5, pass_rate_b=0.25, mean_diff=0.25, ci_low=-0.5, ci_high=1.0,
+              mdd=1.6, n=4, n_cases=4, p_value=0.6), None,
+         "No detectable difference: A minus B is 25.0 points, 95% CI -50.0 to 100.0, which includes 0 (p = 0.6); "
+         "with 4 cases not even a change of 100 points could be detected reliably."),
+        (dict(mean_diff=0.0001, ci_low=-0.002, ci_high=0.002, mdd=0.0012, p_value=0.9), None,
+         "No detectable difference: A minus B is 0.0001, 95% CI -0.0020 to 0.0020, which includes 0 (p = 0.9); "
+         "with 40 cases a change smaller than 0.0012 could not be detected reliably."),
+        # every case differing alike: a zero-width interval is no measured certainty
+        (dict(binary=True, pass_rate_a=1.0, pass_rate_b=0.0, mean_diff=1.0, ci_low=1.0, ci_high=1.0, n=2,
+              n_cases=2, p_value=0.5), 1.0,
+         "A passes more often by 100.0 points (pass rate A 100.0%, B 0.0%; every case differs by the same "
+         "amount, so the 95% CI has no width), but this may be noise (Holm p = 1)."),
     ],
 )
 def test_verdict_words(changes, adjusted, words):
@@ -744,6 +800,14 @@ def test_an_interval_without_width_holds_its_estimate_and_no_mdd_is_claimed(a, b
     assert s.ci_low <= s.mean_diff <= s.ci_high and s.ci_high - s.ci_low < 1e-12
     assert math.isnan(s.mdd)
     assert "could not be detected" not in verdict_words(s)
+    assert "no width" in verdict_words(s)
+
+
+def test_differences_equal_up_to_rounding_claim_no_mdd():
+    """0.7 - 0.5 and 0.9 - 0.7 are 0.2 apart from 1 ulp: no spread, no detectable difference
+    of 1.6e-16."""
+    s = summarize_pair(np.array([0.7, 0.9]), np.array([0.5, 0.7]))
+    assert math.isnan(s.mdd)
 
 
 def test_no_difference_on_one_case_reads_as_words():

@@ -19,11 +19,15 @@ from .result import Grade, not_judged
 #   choice    one of `choices`
 #   tolerance a finite float >= 0
 #   threshold None or a finite float in [0, 1]
-#   seconds   a finite float > 0
+#   seconds   a finite float >= MIN_SECONDS (a microsecond)
 #   text      a str
 #   pipeline  "squad" or a list of normalization step names
 #   steps     a list drawn from `choices` (order kept, no repeats)
 #   schema    a dict, or a str holding a JSON object
+
+# The shortest time limit: below a microsecond no match could finish, and the dashboard's
+# field and the command line refuse the same values.
+MIN_SECONDS = 1e-6
 
 
 @dataclass(frozen=True)
@@ -119,8 +123,8 @@ def _check_value(grader: str, p: Param, value: Any) -> Any:
             raise ValueError(f"{where} must be >= 0, not {value!r}")
         if p.kind == "threshold" and not 0.0 <= value <= 1.0:
             raise ValueError(f"{where} must be between 0 and 1, not {value!r}")
-        if p.kind == "seconds" and value <= 0:
-            raise ValueError(f"{where} must be > 0, not {value!r}")
+        if p.kind == "seconds" and not value >= MIN_SECONDS:
+            raise ValueError(f"{where} must be at least {MIN_SECONDS:g} seconds, not {value!r}")
         return value
     if p.kind == "text":
         if not isinstance(value, str):

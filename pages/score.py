@@ -23,11 +23,11 @@ with st.expander("Column mapping (the suggested column is preselected for each r
 st.caption(loading.mapping_words(mapping))
 prepared = scoring.prepared_for(file, mapping, graders_form.needs_expected("score"))
 views.left_out_section(prepared)
-if isinstance(prepared, str):
-    st.stop()
 
 st.header("Graders")
 config, problems = graders_form.graders_form("score", mapping)
+if isinstance(prepared, str):  # the form stays: graders without an expected column may fix it
+    st.stop()
 if not config.graders:
     st.info("Pick at least one grader that can run.")
     st.stop()

@@ -335,6 +335,60 @@ def test_pasted_rows_without_a_header_or_ids_are_scored(tmp_path):
     for scorer in ("exact", "contains", "token_f1"):
         assert view(at)["summary"]["graders"][scorer] == summary["graders"][scorer], scorer
     assert summary["graders"]["contains"]["passed"] == 2 and summary["graders"]["exact"]["passed"] == 1
+    # the command the page offers reads the saved rows as the page did: pasted, without a header
+    assert any("`gradeboard score FILE --format tsv --no-header --config gradeboard.config.json" in c.value
+               for c in at.caption)
+
+
+def reproduce_caption(at: AppTest) -> str:
+    return next(c.value for c in at.caption if c.value.startswith("The configuration reproduces this run"))
+
+
+def test_the_offered_command_reproduces_the_download_it_sits_under(desk, tmp_path):
+    """The caption's command, run on the file, writes the Scored CSV download's bytes: with
+    the output column ticked it says --include-output (it said nothing, and the command's
+    file had no output column)."""
+    assert "FILE --config gradeboard.config.json --out" in reproduce_caption(desk)
+    desk.checkbox(key="gb_w_score_include_output").check().run()
+    try:
+        caption = reproduce_caption(desk)
+        assert "FILE --include-output --config gradeboard.config.json --out scored.csv" in caption
+        from ui.views import scored_download
+
+        cfg = tmp_path / "gradeboard.config.json"
+        cfg.write_text(view(desk)["config"].to_json(), encoding="utf-8")
+        out = tmp_path / "scored.csv"
+        command = caption.split("`")[1].split()
+        args = [str(SAMPLES / "returns_desk.csv") if a == "FILE" else str(cfg) if a == "gradeboard.config.json"
+                else str(out) if a == "scored.csv" else str(tmp_path / a) if a == "summary.json" else a for a in command[1:]]
+        assert cli.main(args) == 0
+        assert out.read_bytes() == scored_download(view(desk), True)
+    finally:
+        desk.checkbox(key="gb_w_score_include_output").uncheck().run()
+
+
+def test_a_file_without_expected_keeps_the_graders_form_to_pick_graders_that_need_none():
+    """The default graders need an expected column; a file of outputs alone says so, and the
+    form stays, so that graders that need none (valid JSON, a regex) can be picked."""
+    at = start()
+    at.file_uploader(key="score_upload").set_value(("outs.csv", b'id,output\na,"{}"\nb,nope\n', "text/plain"))
+    at.run()
+    assert not at.exception and len(errors(at)) == 1 and "expected" in errors(at)[0]
+    at.multiselect(key="gb_w_score_graders").set_value(["valid_json"]).run()
+    assert not at.exception and errors(at) == []
+    assert view(at)["summary"]["graders"]["valid_json"]["passed"] == 1
+
+
+def test_a_column_name_with_a_lone_surrogate_is_mapped_and_shown():
+    """A JSON field named "\ud800out": the mapping caption escapes it (it crashed the page)."""
+    at = start()
+    data = b'{"id": "1", "expected": "a", "\\ud800out": "a"}\n{"id": "2", "expected": "b", "\\ud800out": "c"}\n'
+    at.file_uploader(key="score_upload").set_value(("s.jsonl", data, "text/plain"))
+    at.run()
+    at.selectbox(key="gb_w_score_map_output").select("\ud800out").run()
+    assert not at.exception and errors(at) == []
+    assert any(c.value.startswith("Mapped: ") and "\\ud800" in c.value for c in at.caption)
+    assert view(at)["summary"]["graders"]["exact"]["passed"] == 1
 
 
 def test_state_survives_switching_pages():

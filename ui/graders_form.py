@@ -22,7 +22,7 @@ import streamlit as st
 from graders.config import OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig
 from graders.ecma import check_pattern, python_pattern_hint
 from graders.json_schema import compile_schema
-from graders.registry import REGISTRY, GraderSpec, Param
+from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
 from graders.text import SQUAD_PIPELINE, STEP_DESCRIPTIONS
 
 from . import count
@@ -112,7 +112,8 @@ def param_widget(prefix: str, name: str, p: Param) -> tuple[Any, str | None]:
     if p.kind == "tolerance":
         return st.number_input(label, min_value=0.0, step=0.01, format="%g", key=k, persist_state=PERSIST, help=p.help or None), None
     if p.kind == "seconds":
-        return st.number_input(label, min_value=1e-6, step=0.5, format="%g", key=k, persist_state=PERSIST, help=p.help or None), None
+        return st.number_input(label, min_value=MIN_SECONDS, step=0.5, format="%g", key=k, persist_state=PERSIST,
+                               help=p.help or None), None
     if p.kind == "threshold":
         on = st.checkbox("Pass or fail with a threshold", key=wkey(prefix, name, p.name, "on"), persist_state=PERSIST,
                          help="Without a threshold the grader only reports its score.")

@@ -6,6 +6,7 @@ Session state set here (all prefixed ``gb_``):
 - ``gb_file_name``   its name (upload name, ``pasted rows`` or the sample's file name)
 - ``gb_file_hash``   sha256 of the file's bytes: the cache key of everything scored from it
 - ``gb_file_sample`` the sample's file name when the file is a sample, else None
+- ``gb_file_header`` False when the file was read without a header row (``--no-header``)
 - ``gb_file_error``  the message of the last file that could not be read, else None
 - ``gb_upload_seen`` the id of the last uploaded file already read (an upload is read once,
                      so that a later sample click is not overridden by the uploader's value)
@@ -69,6 +70,7 @@ def _hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+PASTED = "pasted rows"  # the name of rows pasted into the page
 NO_HEADER = ("No header row: the first line is a row (CSV or TSV; two columns are read as expected and output, "
              "and each row's id is its row number)")
 
@@ -89,8 +91,17 @@ def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: boo
         ss["gb_file_error"] = f"Could not read {name}: {e}"
         return None
     ss["gb_file"], ss["gb_file_name"], ss["gb_file_hash"] = file, name, digest
-    ss["gb_file_sample"], ss["gb_file_error"] = sample, None
+    ss["gb_file_sample"], ss["gb_file_error"], ss["gb_file_header"] = sample, None, header
     return file
+
+
+def read_flags(file: ResultsFile) -> str:
+    """The command line's flags that read the loaded file as the page did: ``--no-header``
+    for a file read without a header row, and ``--format`` for pasted rows (the file they
+    are saved to may be named for another format)."""
+    ss = st.session_state
+    flags = f" --format {file.format}" if ss.get("gb_file_name") == PASTED else ""
+    return flags + (" --no-header" if ss.get("gb_file_header") is False else "")
 
 
 def load_sample(name: str) -> ResultsFile | None:
@@ -127,7 +138,7 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
         no_header = st.checkbox(NO_HEADER, key=f"{key}_paste_no_header")
         if st.button("Read pasted rows", key=f"{key}_paste_go"):
             if text.strip():
-                load_bytes(text.encode("utf-8"), "pasted rows", header=not no_header)
+                load_bytes(text.encode("utf-8"), PASTED, header=not no_header)
             else:
                 ss["gb_file_error"] = "Nothing to read: paste some rows first."
 
@@ -191,5 +202,6 @@ def mapping_widget(file: ResultsFile, key: str) -> dict[str, str | None]:
 
 
 def mapping_words(mapping: Mapping[str, str | None]) -> str:
-    """``id → case_id · output → response …`` for the mapped roles."""
-    return "Mapped: " + " · ".join(f"{role} → {col}" for role, col in mapping.items() if col)
+    """``id → case_id · output → response …`` for the mapped roles, each column name as
+    literal Markdown (``display.md``: a lone surrogate, a ``*`` or a line break shown)."""
+    return "Mapped: " + " · ".join(f"{role} → {display.md(col)}" for role, col in mapping.items() if col)

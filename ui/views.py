@@ -25,6 +25,7 @@ from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
 from . import count, display
+from .loading import read_flags
 from .detail import row_detail
 
 FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored")
@@ -405,7 +406,8 @@ def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
                        file_name="filtered.csv", mime="text/csv", on_click="ignore", key="gb_dl_filtered")
     c3.download_button("Configuration JSON", data=view["config"].to_json(), file_name="gradeboard.config.json",
                        mime="application/json", on_click="ignore", key="gb_dl_config")
-    st.caption("The configuration reproduces this run: `gradeboard score FILE --config gradeboard.config.json "
+    flags = read_flags(view["run"].file) + (" --include-output" if include else "")
+    st.caption(f"The configuration reproduces this run: `gradeboard score FILE{flags} --config gradeboard.config.json "
                "--out scored.csv --summary summary.json`.")
 
 

@@ -35,7 +35,7 @@ from .block import Block
 from .config import OVERALL_GRADERS, GraderConfig, RunConfig
 from .jsonparse import shared_parses
 from .registry import get_spec, run
-from .result import STATUSES, Grade
+from .result import STATUSES, Grade, threshold_words
 from .summary import CorpusStatistics, Tally, add_statistics, factorized, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
@@ -1118,7 +1118,7 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
         # The threshold sentence depends on the score alone: formatted once per distinct score.
         distinct, which = np.unique(values, return_inverse=True)
         sentence = np.array(
-            [f" Score {v:.4f} is {'at or above' if v >= t else 'below'} the threshold {t:g}." for v in distinct.tolist()],
+            [" " + threshold_words(v, t) for v in distinct.tolist()],
             dtype=object,
         )
         explanation = column("explanation")

@@ -41,7 +41,7 @@ from .ngrams import (
     word_ngrams,
 )
 from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
-from .result import Grade, continuous
+from .result import Grade, continuous, score_text
 from .tokenizer_13a import tokens_13a
 
 MAX_ORDER = 4  # word_ngrams gives orders 1-4
@@ -237,8 +237,8 @@ def explain(r: BLEUResult, sig: str) -> str:
             ", ".join(["%d/%d" % m for m in zip(correct[:k], total[:k])]),
             " (an order with no match is exp-smoothed)" if 0 in correct[:k] else "",
         )
-    return "BLEU %.4f: %s; brevity penalty %.3f (tokens: output %d, closest reference %d). Settings %s." % (
-        r.score,
+    return "BLEU %s: %s; brevity penalty %.3f (tokens: output %d, closest reference %d). Settings %s." % (
+        score_text(r.score),
         why,
         r.brevity_penalty,
         hyp_len,

@@ -36,7 +36,7 @@ from .ngrams import (
     packed_matches,
 )
 from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
-from .result import Grade, continuous
+from .result import Grade, continuous, score_text
 
 CHAR_ORDER = 6
 BETA = 2
@@ -199,7 +199,7 @@ def explain(r: CHRFResult, sig: str, best: str = "") -> str:
         why = "the reference has no characters besides whitespace"
     else:
         why = "the output has no characters besides whitespace"
-    return "chrF %.4f: %s. Settings %s." % (r.score, why, sig)
+    return "chrF %s: %s. Settings %s." % (score_text(r.score), why, sig)
 
 
 def _f_columns(stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -73,17 +73,38 @@ def _grade(status: str, passed: bool | None, score: float, explanation: str, det
     return g
 
 
+def score_text(score: float) -> str:
+    """A score to four decimals, or to more where four would round a score that is not 0
+    or 1 to 0.0000 or 1.0000 (0.99997 is not shown as a perfect 1.0000)."""
+    for places in range(4, 18):
+        shown = f"{score:.{places}f}"
+        if score in (0.0, 1.0) or float(shown) not in (0.0, 1.0):
+            return shown
+    return repr(score)
+
+
+def threshold_words(score: float, threshold: float) -> str:
+    """``Score 0.8000 is at or above the threshold 0.8.``: the score to four decimals, or to
+    as many as it takes to fall on its own side of the threshold (0.99997 against 1 reads
+    0.99997, not 1.0000, which would be "below the threshold 1"); the threshold as given."""
+    passed = score >= threshold
+    for places in range(4, 18):
+        shown = f"{score:.{places}f}"
+        value = float(shown)
+        if (value >= threshold) == passed and (value != threshold or score == threshold):
+            break
+    else:
+        shown = repr(score)
+    limit = f"{threshold:g}"
+    if float(limit) != threshold:
+        limit = repr(threshold)
+    return f"Score {shown} is {'at or above' if passed else 'below'} the threshold {limit}."
+
+
 def continuous(score: float, threshold: float | None, explanation: str, **details: Any) -> Grade:
     """A continuous grade: ``scored`` without a threshold, else pass when score >= threshold."""
     score = float(score)
     if threshold is None:
         return _grade("scored", None, score, explanation, details)
     passed = score >= threshold
-    word = "at or above" if passed else "below"
-    return _grade(
-        "pass" if passed else "fail",
-        passed,
-        score,
-        f"{explanation} Score {score:.4f} is {word} the threshold {threshold:g}.",
-        details,
-    )
+    return _grade("pass" if passed else "fail", passed, score, f"{explanation} {threshold_words(score, threshold)}", details)

@@ -19,7 +19,7 @@ from typing import Sequence
 import regex
 
 from .registry import THRESHOLD, register
-from .result import Grade, continuous, not_judged
+from .result import Grade, continuous, not_judged, score_text
 
 # The seed's limit for its dynamic-programming table, kept so results agree.
 MAX_CELLS = 25_000_000
@@ -136,7 +136,7 @@ def grade_rouge_l(refs: tuple[str, ...], output: str, *, threshold: float | None
         text = f"ROUGE-L 0{best_of}: {side} (no letters or numbers), so nothing can match."
     else:
         text = (
-            f"ROUGE-L F1 {f:.4f}{best_of}: the longest common subsequence has {lcs} "
+            f"ROUGE-L F1 {score_text(f)}{best_of}: the longest common subsequence has {lcs} "
             f"{'token' if lcs == 1 else 'tokens'}, precision {lcs}/{n_out} of the output's tokens, "
             f"recall {lcs}/{n_ref} of the reference's."
         )

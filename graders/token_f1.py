@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import filterfalse, islice
 
 from .registry import THRESHOLD, Param, register
-from .result import Grade, continuous
+from .result import Grade, continuous, score_text
 from .text import visible
 
 NORMALIZE = Param(
@@ -195,7 +195,7 @@ def grade_token_f1(
     else:
         tokens = "token" if same == 1 else "tokens"
         text = (
-            f"Token F1 {f:.4f}{best_of}: {same or 'no'} {tokens} in common{after}, "
+            f"Token F1 {score_text(f)}{best_of}: {same or 'no'} {tokens} in common{after}, "
             f"precision {same}/{n_out} of the output's tokens, recall {same}/{n_ref} of the reference's."
         )
         if f < 1.0:  # name what differs (whatever the threshold, so thresholds can change later)

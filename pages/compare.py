@@ -349,10 +349,8 @@ if drawable:
         st.markdown(f"#### Case {display.md(row['item'])}" + (f" · repeat {display.md(row['repeat'])}" if row["repeat"] else ""))
         if d["input"]:
             st.caption(f"Input: {display.md(d['input'], breaks=' ')}")
-        row_detail(d["expected"], {f"A: {k}" if k == a else f"B: {k}": v for k, v in d["outputs"].items()},
+        row_detail(d["refs"] or d["expected"], {f"A: {k}" if k == a else f"B: {k}": v for k, v in d["outputs"].items()},
                    d["grades"])
-        if len(d["refs"]) > 1:
-            st.caption("Other references: " + " · ".join(repr(r) for r in d["refs"][1:]))
 
 # --------------------------------------------------------------------------- downloads
 

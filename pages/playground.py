@@ -19,5 +19,4 @@ params, problems = playground.all_params("pg")
 
 grades = playground.grade_all(expected, output, params, problems)  # one call per grader, via graders.grade
 with results:
-    refs = expected if isinstance(expected, list) else [expected]
-    detail.row_detail(refs[0] if refs else "", {"Output": output}, grades)
+    detail.row_detail(expected, {"Output": output}, grades)

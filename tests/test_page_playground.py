@@ -101,6 +101,12 @@ def test_several_references(at):
     at.text_area(key="gb_w_pg_output").input("Lyon")
     at.checkbox(key="gb_w_pg_multi").check().run()
     assert results(at)["Exact match"]["Verdict"].endswith("pass")
+    # the panel shows the reference the output matched, not the first, and lists the other
+    assert any(m.value == "**Expected** (reference 2 of 2)" for m in at.markdown)
+    captions = [c.value for c in at.caption]
+    assert "4 characters. Other references: `Paris`" in captions
+    assert "4 characters. Identical, code point for code point." in captions
+    at.checkbox(key="gb_w_pg_multi").uncheck().run()
 
 
 def test_an_invalid_schema_is_one_error(at):

@@ -349,7 +349,23 @@ def test_long_inputs_do_not_raise():
 def test_an_exact_fraction_meets_a_threshold_equal_to_it(grader, expected, output, score):
     g = grade(grader, expected, output, threshold=score)
     assert g.score == score and g.status == "pass"
-    assert g.explanation.endswith(f"Score {score:.4f} is at or above the threshold {score:g}.")
+    # the threshold as given: 2/3 is not rounded to 0.666667, which the score would be above
+    limit = f"{score:g}" if score != 2 / 3 else "0.6666666666666666"
+    assert g.explanation.endswith(f"Score {score:.4f} is at or above the threshold {limit}.")
+
+
+@pytest.mark.parametrize("score, threshold, words", [
+    (0.99997, 1.0, "Score 0.99997 is below the threshold 1."),  # four decimals would read 1.0000
+    (0.79999, 0.8, "Score 0.79999 is below the threshold 0.8."),
+    (0.8, 0.8, "Score 0.8000 is at or above the threshold 0.8."),
+    (0.80004, 0.8, "Score 0.80004 is at or above the threshold 0.8."),  # 0.8000 would equal it
+    (0.5, 0.1234567, "Score 0.5000 is at or above the threshold 0.1234567."),
+    (0.1234567, 0.12345671, "Score 0.1234567 is below the threshold 0.12345671."),
+])
+def test_the_threshold_sentence_never_rounds_a_score_to_the_other_side(score, threshold, words):
+    from graders.result import threshold_words
+
+    assert threshold_words(score, threshold) == words
 
 
 WORDS = st.lists(st.sampled_from("a b c d e f".split()), max_size=12)

@@ -9,7 +9,9 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 import streamlit as st
 
+from graders.exact import closest_reference
 from graders.nearmiss import PROBE_CODES
+from graders.result import score_text
 from graders.text import describe_char, first_difference, visible
 
 from . import display
@@ -70,11 +72,11 @@ def near_miss_words(codes: str | Sequence[str] | None) -> str:
 def grades_frame(grades: Iterable[tuple[str, str, Any, str, Any]]) -> pd.DataFrame:
     rows = []
     for label, status, score, explanation, near in grades:
-        score_text = "" if score is None or score == "" else f"{float(score):.4f}"
+        shown = "" if score is None or score == "" else score_text(float(score))
         rows.append({
             "Grader": label,
             "Verdict": VERDICTS.get(status, status),
-            "Score": score_text,
+            "Score": shown,
             "Near miss": near_miss_words(near),
             "Explanation": explanation,
         })
@@ -83,22 +85,29 @@ def grades_frame(grades: Iterable[tuple[str, str, Any, str, Any]]) -> pd.DataFra
 
 
 def row_detail(
-    expected: str,
+    expected: str | Sequence[str],
     outputs: dict[str, str],
     grades: list[tuple[str, str, Any, str, Any]],
 ) -> None:
     """Expected and each output side by side, then every grader's result.
 
-    ``grades``: (label, status, score, explanation, near_miss) where near_miss is None, a
-    ``;``-joined string or a sequence of probe codes.
+    ``expected``: the reference, or every reference; of several, the one the first output
+    is closest to (equal to, else sharing the longest prefix, as exact match explains a
+    fail) is shown and compared, and the others are listed. ``grades``: (label, status,
+    score, explanation, near_miss) where near_miss is None, a ``;``-joined string or a
+    sequence of probe codes.
     """
+    refs = [expected] if isinstance(expected, str) else list(expected) or [""]
+    k = closest_reference(tuple(refs), next(iter(outputs.values()), "")) if len(refs) > 1 else 0
+    expected = refs[k]
     cols = st.columns(1 + len(outputs))
     ats = {label: first_difference(expected, out) for label, out in outputs.items()}
     first = next((a for a in ats.values() if a is not None), None)
     with cols[0]:
-        st.markdown("**Expected**")
+        st.markdown(f"**Expected** (reference {k + 1} of {len(refs)})" if len(refs) > 1 else "**Expected**")
         st.markdown(marked_html(expected, first), unsafe_allow_html=True)
-        st.caption(f"{len(expected)} characters")
+        others = " · ".join(display.code(r) for i, r in enumerate(refs) if i != k)
+        st.caption(f"{len(expected)} characters" + (f". Other references: {others}" if len(refs) > 1 else ""))
     for col, (label, out) in zip(cols[1:], outputs.items()):
         with col:
             st.markdown(f"**{display.md(label)}**")

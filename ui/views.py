@@ -371,9 +371,7 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
                 + (f" · repeat {display.md(case['repeat'])}" if case["repeat"] else ""))
     if case.get("input"):
         st.caption(f"Input: {display.md(case['input'])}")
-    row_detail(refs[0] if refs else "", {f"Output ({case['output_column']})": case["output"]}, grades)
-    if len(refs) > 1:
-        st.caption("Other references: " + " · ".join(repr(r) for r in refs[1:]))
+    row_detail(refs, {f"Output ({case['output_column']})": case["output"]}, grades)
 
 
 # --------------------------------------------------------------------------- downloads

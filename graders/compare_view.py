@@ -42,7 +42,7 @@ def pass_rate_url(k: int, n: int, *, label: str | None = None, confidence: float
     to the pass-rate page with its figures filled in."""
     query: dict[str, Any] = {"k": int(k), "n": int(n)}
     if confidence is not None:
-        query["confidence"] = f"{confidence:g}"
+        query["confidence"] = repr(float(confidence))  # all its digits: the link opens this figure
     if label:
         query["label"] = label
     return "pass_rate?" + urlencode(query, errors="backslashreplace")  # a version's lone surrogate as \ud800

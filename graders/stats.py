@@ -136,6 +136,9 @@ def _count(value: Any, name: str) -> int:
 # Pass rates
 
 
+MAX_COUNT = 2**53  # the largest n of a pass rate: every count up to it is a float exactly
+
+
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of k passes out of n, without continuity correction.
 
@@ -144,6 +147,9 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     end of exactly 1. n = 0 gives (0.0, 1.0): with no cases every rate is possible.
     """
     k, n = _count(k, "k"), _count(n, "n")
+    if n > MAX_COUNT:  # past 2**53 a float no longer holds every count, and past 1e308 none
+        shown = f"{n:,}" if n < 10**24 else f"a number of {len(str(n))} digits"
+        raise ValueError(f"n must be at most {MAX_COUNT:,} (2**53), got {shown}")
     if k > n:
         raise ValueError(f"k must be <= n, got k = {k}, n = {n}")
     confidence = _check_confidence(confidence)

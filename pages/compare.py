@@ -42,8 +42,10 @@ from graders.compare_view import (
 from graders.config import ConfigError, RunConfig
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
-from ui import display, graders_form, loading, scoring, views
+from ui import display, graders_form, in_app, loading, scoring, views
 from ui.detail import row_detail
+
+in_app()
 
 PREFIX = "compare"
 DEFAULT_GRADERS = ("exact", "normalized", "contains", "token_f1")

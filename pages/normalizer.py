@@ -30,7 +30,10 @@ from graders.preview import effect_examples, order_notes, pipeline_effect, previ
 from graders.rows import MappingError, prepare
 from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
 from ui import display
+from ui import in_app
 from ui.loading import load_file_widget, mapping_widget
+
+in_app()
 
 ss = st.session_state
 SAMPLE_PAIRS = pd.DataFrame(

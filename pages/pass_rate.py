@@ -12,6 +12,7 @@ page's URL can always be shared.
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 from urllib.parse import quote, urlencode
@@ -20,6 +21,9 @@ import pandas as pd
 import streamlit as st
 
 from graders.stats import normal_quantile, wilson_interval
+from ui import display, in_app
+
+in_app()
 
 DEFAULT_CONFIDENCE = "0.95"
 OTHER_LEVELS = (0.8, 0.9, 0.95, 0.99)
@@ -50,14 +54,46 @@ def parse_confidence(text: str) -> float:
     return value
 
 
-def pct(x: float) -> str:
-    """A share as a percentage with one decimal, or as many as it takes for a share that is
-    not 0 or 1 to read as neither 0% nor 100% (1 of 1,000,000: 0.0001%)."""
-    for places in range(1, 10):
-        shown = f"{x:.{places}%}"
-        if (x == 0 or float(shown[:-1]) != 0) and (x == 1 or float(shown[:-1]) != 100):
-            return shown
-    return shown
+def confidence_decimal(text: str) -> Decimal:
+    """A valid confidence (``parse_confidence``) as the exact fraction typed: "99.9%" is
+    0.999, not the float 0.9990000000000001 that dividing by 100 gives."""
+    t = text.strip()
+    return (Decimal(t[:-1]) / 100 if t.endswith("%") else Decimal(t)).normalize()
+
+
+def level_words(confidence: Decimal) -> str:
+    """The level as a percentage, as typed: 0.999999 is 99.9999%, never 100%."""
+    return f"{(confidence * 100).normalize():f}%"
+
+
+def _places(x: float) -> int:
+    """Decimals of a percentage that show two significant digits of the share's distance
+    from the nearer of 0% and 100%, and at least one: 85.0%, 99.9943%, 0.0057%."""
+    distance = min(x, 1 - x) * 100
+    if distance <= 0:
+        return 1
+    return max(1, 1 - math.floor(math.log10(distance) + 1e-9))  # 1 - 0.99999 is 0.0009999…
+
+
+def pct(x: float, places: int | None = None) -> str:
+    """A share as a percentage (``_places``): never 0% or 100% for a share that is not."""
+    return f"{x:.{_places(x) if places is None else places}%}"
+
+
+def pct_pair(low: float, high: float) -> tuple[str, str]:
+    """An interval's ends with the same places, as many as each end needs and the two need
+    to read as different (5,000,000 of 10,000,000: 49.97% to 50.03%, not 50.0% to 50.0%)."""
+    places = max(_places(low), _places(high))
+    while places < 15 and low != high and pct(low, places) == pct(high, places):
+        places += 1
+    return pct(low, places), pct(high, places)
+
+
+def points(width: float) -> str:
+    """A width in percentage points to two significant digits, at least one decimal."""
+    if width <= 0:
+        return "0.0"
+    return f"{width:.{max(1, 1 - math.floor(math.log10(width) + 1e-9))}f}"
 
 
 st.title("Pass rate")
@@ -108,9 +144,10 @@ if problems:
     st.stop()
 
 low, high = interval
-level = f"{(Decimal(repr(confidence)) * 100).normalize():f}%"  # as typed: 0.999999 is 99.9999%, not 100%
+typed = confidence_decimal(conf_text or DEFAULT_CONFIDENCE)
+level = level_words(typed)
 if label and label.strip():
-    st.subheader(label.strip())
+    st.subheader(display.md(label.strip()))
 
 if n == 0:
     st.metric("Pass rate", "—")
@@ -120,24 +157,25 @@ if n == 0:
 
 rate = k / n
 m1, m2, m3 = st.columns(3)
+low_text, high_text = pct_pair(low, high)
 m1.metric("Pass rate", pct(rate), help=f"{k:,} of {n:,}")
-m2.metric(f"Lower end ({level})", pct(low))
-m3.metric(f"Upper end ({level})", pct(high))
-st.markdown(f"**{k:,} of {n:,} pass: {pct(rate)}.** {level} Wilson interval: **{pct(low)} to {pct(high)}**.")
+m2.metric(f"Lower end ({level})", low_text)
+m3.metric(f"Upper end ({level})", high_text)
+st.markdown(f"**{k:,} of {n:,} pass: {pct(rate)}.** {level} Wilson interval: **{low_text} to {high_text}**.")
 
 # A short plain-English reading.
 width = (high - low) * 100
 reading = [
     f"If these {n:,} cases are a fair sample of the cases this grader will meet, the true pass rate "
-    f"is plausibly anywhere from **{pct(low)}** to **{pct(high)}**; intervals made this way contain "
-    f"the true rate about {confidence * 100:.3g} times in 100."
+    f"is plausibly anywhere from **{low_text}** to **{high_text}**; intervals made this way contain "
+    f"the true rate {level} of the time."
 ]
 if k == 0:
-    reading.append(f"None of the cases passed, yet the true rate could be as high as {pct(high)}.")
+    reading.append(f"None of the cases passed, yet the true rate could be as high as {high_text}.")
 elif k == n:
-    reading.append(f"Every case passed, yet the true rate could be as low as {pct(low)}.")
+    reading.append(f"Every case passed, yet the true rate could be as low as {low_text}.")
 reading.append(
-    f"The interval is {width:.1f} points wide. Its width shrinks with the square root of n: "
+    f"The interval is {points(width)} points wide. Its width shrinks with the square root of n: "
     f"halving it takes about four times the cases (≈{4 * n:,})."
 )
 reading.append(
@@ -166,14 +204,16 @@ with st.expander("The formula, in words", expanded=False):
 
 with st.expander("Other confidence levels"):
     rows = []
-    for c in sorted({*OTHER_LEVELS, confidence}):
+    levels = {c: f"{c * 100:g}%" for c in OTHER_LEVELS} | {confidence: level}
+    for c in sorted(levels):
         lo, hi = wilson_interval(k, n, c)
-        rows.append({"confidence": f"{c * 100:.4g}%", "lower": pct(lo), "upper": pct(hi), "width (points)": round((hi - lo) * 100, 1)})
+        lo_text, hi_text = pct_pair(lo, hi)
+        rows.append({"confidence": levels[c], "lower": lo_text, "upper": hi_text, "width (points)": points((hi - lo) * 100)})
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 params = {"k": k, "n": n}
-if confidence != float(DEFAULT_CONFIDENCE):
-    params["confidence"] = f"{confidence:g}"
+if typed != Decimal(DEFAULT_CONFIDENCE):
+    params["confidence"] = f"{typed:f}"  # the exact fraction typed: the link opens this figure
 if label and label.strip():
     params["label"] = label.strip()
 st.caption(f"Link to this figure: `pass_rate?{urlencode(params, quote_via=quote)}`")

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from ui import detail, playground
+from ui import detail, in_app, playground
+
+in_app()
 
 st.title("Grader playground")
 st.caption(

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from ui import graders_form, loading, scoring, views
+from ui import graders_form, in_app, loading, scoring, views
+
+in_app()
 
 st.title("Score a file")
 st.caption(

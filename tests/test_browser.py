@@ -163,6 +163,27 @@ def _select(page, key: str, option: str) -> None:
     _settle(page)
 
 
+@pytest.mark.timeout(120)
+def test_a_shared_link_as_the_servers_first_request_opens_inside_the_app(server):
+    """The module's first test, so its link is the new server's first request: Streamlit
+    then ran pages/pass_rate.py on its own (no title, no wide layout, the folder's file
+    names as the menu) until a session had run app.py; the page reruns through app.py."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = _launch(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{server}/pass_rate?k=34&n=40")
+            _settle(page)
+            _eventually(lambda: _check(page.title() == "Gradeboard"))
+            links = [a.inner_text() for a in page.locator("[data-testid='stSidebarNavLink']").all()]
+            assert links == ["Score a file", "Grader playground", "Compare A and B", "Pass rate", "Normalizer builder"]
+            expect(page.get_by_text("34 of 40 pass: 85.0%.", exact=False)).to_be_visible()
+        finally:
+            browser.close()
+
+
 @pytest.mark.timeout(420)
 def test_score_a_file_in_a_real_browser(server, tmp_path):
     from playwright.sync_api import expect, sync_playwright

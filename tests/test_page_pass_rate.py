@@ -46,7 +46,7 @@ def test_link_figures_fill_the_inputs_and_give_the_wilson_interval():
     assert (pct(low), pct(high)) == ("70.9%", "92.9%")  # scipy's binomtest(34, 40) Wilson interval
     body = text(at)
     assert "**34 of 40 pass: 85.0%.** 95% Wilson interval: **70.9% to 92.9%**." in body
-    assert "fair sample" in body and "about 95 times in 100" in body and "≈160" in body
+    assert "fair sample" in body and "contain the true rate 95% of the time" in body and "≈160" in body
     assert "z = 1.9600" in body  # the formula in words, with this confidence's z
     assert len(at.latex) == 1
     assert not at.error
@@ -57,7 +57,7 @@ def test_confidence_and_label_from_the_link():
     at = open_page(k="12", n="30", confidence="0.9", label="exact · returns-assistant-v2")
     low, high = wilson_interval(12, 30, 0.9)
     assert metrics(at) == {"Pass rate": "40.0%", "Lower end (90%)": pct(low), "Upper end (90%)": pct(high)}
-    assert at.subheader[0].value == "exact · returns-assistant-v2"
+    assert at.subheader[0].value == r"exact · returns\-assistant\-v2"  # literal Markdown: shown as typed
     assert "z = 1.6449" in text(at)
     assert "confidence=0.9" in at.caption[-1].value and "label=exact%20%C2%B7%20returns-assistant-v2" in at.caption[-1].value
     # The table of other levels includes the chosen one.
@@ -150,10 +150,60 @@ def test_extreme_figures_are_not_rounded_to_what_they_are_not():
     not 0.0%; each figure keeps the places it needs to read as neither 0% nor 100%."""
     at = open_page(k="1", n="1000000", confidence="0.999999")
     shown = metrics(at)
-    assert shown["Pass rate"] == "0.0001%"
+    assert shown["Pass rate"] == "0.00010%"  # two significant digits of its distance from 0%
     assert set(shown) == {"Pass rate", "Lower end (99.9999%)", "Upper end (99.9999%)"}
     low, high = wilson_interval(1, 1_000_000, 0.999999)
     assert 0 < low < high < 1
     for key, value in (("Lower end (99.9999%)", low), ("Upper end (99.9999%)", high)):
         number = float(shown[key].rstrip("%")) / 100
         assert number != 0 and number == pytest.approx(value, rel=0.5)
+
+
+@pytest.mark.parametrize("k, n, rate, low, high", [
+    # the two ends read as different: 50.0% to 50.0% was shown for 49.97% to 50.03%
+    (5_000_000, 10_000_000, "50.0%", "49.97%", "50.03%"),
+    # an end near 0% or 100% keeps two significant digits of its distance from it
+    (1, 100_000, "0.0010%", "0.00018%", "0.00566%"),  # 0.01% overstated 0.00566% by 77%
+    (99_999, 100_000, "99.9990%", "99.99434%", "99.99982%"),
+])
+def test_interval_ends_keep_the_digits_they_need(k, n, rate, low, high):
+    at = open_page(k=str(k), n=str(n))
+    assert metrics(at) == {"Pass rate": rate, "Lower end (95%)": low, "Upper end (95%)": high}
+    true_low, true_high = wilson_interval(k, n, 0.95)
+    for shown, value in ((low, true_low), (high, true_high)):
+        assert float(shown.rstrip("%")) / 100 == pytest.approx(value, rel=0.05)
+
+
+def test_a_width_of_a_billion_cases_is_not_zero_points():
+    at = open_page(k="500000000", n="1000000000")
+    assert "The interval is 0.0062 points wide." in text(at)
+    assert "0.0" not in list(at.dataframe[0].value["width (points)"])
+
+
+@pytest.mark.parametrize("typed, level, linked", [
+    ("99.9%", "99.9%", "0.999"),  # not 99.90000000000001%
+    ("0.9999", "99.99%", "0.9999"),  # not "about 100 times in 100"
+    ("0.99999", "99.999%", "0.99999"),  # not 100% in the other-levels table
+    ("0.9999999", "99.99999%", "0.9999999"),  # the link kept 6 digits: confidence=1, refused
+    ("0.12345678", "12.345678%", "0.12345678"),
+])
+def test_the_level_reads_and_links_as_typed(typed, level, linked):
+    at = open_page(k="34", n="40", confidence=typed)
+    assert f"Lower end ({level})" in metrics(at)
+    assert f"contain the true rate {level} of the time" in text(at)
+    assert level in list(at.dataframe[0].value["confidence"])
+    assert at.caption[-1].value == f"Link to this figure: `pass_rate?k=34&n=40&confidence={linked}`"
+    again = open_page(k="34", n="40", confidence=linked)
+    assert metrics(again) == metrics(at)
+
+
+def test_a_count_past_what_a_float_holds_is_one_error():
+    at = open_page(k="1" + "0" * 310, n="1" + "0" * 311)
+    assert [e.value for e in at.error] == [
+        "Cannot compute the interval. n must be at most 9,007,199,254,740,992 (2**53), got a number of 312 digits"]
+
+
+def test_the_compare_pages_link_keeps_every_digit_of_the_confidence():
+    from graders.compare_view import pass_rate_url
+
+    assert pass_rate_url(3, 4, confidence=0.9999999) == "pass_rate?k=3&n=4&confidence=0.9999999"

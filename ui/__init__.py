@@ -7,7 +7,30 @@ the user's text safe to show (lone surrogates escaped, Markdown literal). Scorin
 ``graders``; these modules only arrange widgets around it.
 """
 
+from pathlib import Path
+
 
 def count(n: int, word: str, words: str | None = None) -> str:
     """``1 row``, ``2 rows``, ``1,000 rows`` (``words``: the plural when not ``word`` + s)."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def in_app() -> None:
+    """Every page's first call: the page runs inside app.py's navigation. Until some
+    session has run app.py's ``st.navigation``, Streamlit runs a script from the
+    ``pages/`` folder on its own when a link names it (its first multipage form: no title,
+    no layout, the folder's file names as the menu), as a shared link that is a new
+    server's first request is. The page then runs app.py in its place, which turns that
+    form off as ``st.navigation`` does and runs this page, on the same address, inside it."""
+    import streamlit as st
+
+    try:  # Streamlit's own flag (1.36 to 1.67 at least); a release without it needs nothing
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
+    if not getattr(PagesManager, "uses_pages_directory", None):
+        return
+    PagesManager.uses_pages_directory = False
+    app = Path(__file__).resolve().parent.parent / "app.py"
+    exec(compile(app.read_text(encoding="utf-8"), str(app), "exec"), {"__name__": "__main__", "__file__": str(app)})
+    st.stop()

@@ -359,7 +359,7 @@ def test_large_file_compared_in_worker_processes(server, tmp_path):
             _settle(page, timeout=120)
             assert page.get_by_text("The comparison failed", exact=False).count() == 0
             # A passes every case on exact match, B every third: the figures of all 12,000 pairs.
-            expect(page.get_by_text("12,000 pairs", exact=False)).to_be_visible()
+            expect(page.get_by_text("12,000 pairs ·", exact=False)).to_be_visible()
             expect(page.get_by_text("pass rate A 100.0%, B 33.3%", exact=False).first).to_be_visible()
         finally:
             browser.close()

@@ -875,11 +875,12 @@ def _no_spread(d: np.ndarray) -> bool:
     return float(np.ptp(d)) <= 1e-9 * max(1.0, float(np.abs(d).max()))
 
 
-def _plain(x: float) -> str:
-    """Two significant digits, never in exponent form (100, not 1e+02; 0.0012)."""
-    if x >= 10:
-        return f"{x:.0f}"
-    return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}" if x > 0 else "0"
+def plain_digits(x: float, *, min_places: int = 0) -> str:
+    """``x`` (>= 0) to two significant digits, never in exponent form (100, not 1e+02;
+    0.0012), with at least ``min_places`` decimals."""
+    if x <= 0:
+        return f"{0:.{min_places}f}"
+    return f"{x:.{max(min_places, 1 - math.floor(math.log10(x) + 1e-9))}f}"  # 1 - 0.99999 is 0.0009999…
 
 
 def _decimals(width: float) -> int:
@@ -960,5 +961,5 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
             largest = "100 points" if s.binary else "the largest possible, 1"
             words += f"; with {cases} not even a change of {largest} could be detected reliably"
         else:
-            words += f"; with {cases} a change smaller than {_plain(s.mdd * scale)}{unit} could not be detected reliably"
+            words += f"; with {cases} a change smaller than {plain_digits(s.mdd * scale)}{unit} could not be detected reliably"
     return f"{words}.{note}"

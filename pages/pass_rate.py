@@ -20,7 +20,7 @@ from urllib.parse import quote, urlencode
 import pandas as pd
 import streamlit as st
 
-from graders.stats import normal_quantile, wilson_interval
+from graders.stats import normal_quantile, plain_digits, wilson_interval
 from ui import display, in_app
 
 in_app()
@@ -87,13 +87,6 @@ def pct_pair(low: float, high: float) -> tuple[str, str]:
     while places < 15 and low != high and pct(low, places) == pct(high, places):
         places += 1
     return pct(low, places), pct(high, places)
-
-
-def points(width: float) -> str:
-    """A width in percentage points to two significant digits, at least one decimal."""
-    if width <= 0:
-        return "0.0"
-    return f"{width:.{max(1, 1 - math.floor(math.log10(width) + 1e-9))}f}"
 
 
 st.title("Pass rate")
@@ -175,7 +168,7 @@ if k == 0:
 elif k == n:
     reading.append(f"Every case passed, yet the true rate could be as low as {low_text}.")
 reading.append(
-    f"The interval is {points(width)} points wide. Its width shrinks with the square root of n: "
+    f"The interval is {plain_digits(width, min_places=1)} points wide. Its width shrinks with the square root of n: "
     f"halving it takes about four times the cases (≈{4 * n:,})."
 )
 reading.append(
@@ -208,7 +201,7 @@ with st.expander("Other confidence levels"):
     for c in sorted(levels):
         lo, hi = wilson_interval(k, n, c)
         lo_text, hi_text = pct_pair(lo, hi)
-        rows.append({"confidence": levels[c], "lower": lo_text, "upper": hi_text, "width (points)": points((hi - lo) * 100)})
+        rows.append({"confidence": levels[c], "lower": lo_text, "upper": hi_text, "width (points)": plain_digits((hi - lo) * 100, min_places=1)})
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 params = {"k": k, "n": n}

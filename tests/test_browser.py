@@ -353,7 +353,7 @@ def test_large_file_compared_in_worker_processes(server, tmp_path):
         try:
             page = _upload_on_a_fresh_page(browser, server, big)
             expect(page.get_by_text("wide_big.csv")).to_be_visible(timeout=60_000)
-            expect(page.get_by_text("24,000 cases scored")).to_be_visible(timeout=120_000)  # A's and B's
+            expect(page.get_by_text("24,000 outputs scored")).to_be_visible(timeout=120_000)  # A's and B's
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
             expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
             _settle(page, timeout=120)

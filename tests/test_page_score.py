@@ -561,3 +561,53 @@ def test_the_filter_and_counts_helpers_directly():
     table = views.counts_markdown(run.summary, ["exact"])
     # the Passed count links to the pass-rate page; the others are plain (it would read them as passes)
     assert "| **Exact match** | 40 | [8](pass_rate?k=8&n=40&label=Exact+match%3A+passed) | 32 | 0 | 0 |" in table
+
+
+def test_a_search_in_a_wide_file_keeps_to_the_system_whose_text_matched():
+    """Both systems of a wide file share their record: "fedex" is in output_b only (r01's
+    output is UPS), so the search shows output_b's rows and never output's."""
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+    from ui import views
+
+
+    run = score_file(SAMPLES / "returns_ab_wide.csv", RunConfig.from_dict({**json.loads((SAMPLES / "returns_desk.config.json").read_text()), "columns": {}}))
+    rows = run.prepared.rows
+    parts = {s: p for s, p in run.scored.groupby("scorer", sort=False)}
+    count, shown, _ = views.filter_parts(parts, rows, text="fedex")
+    hay = rows[["item", "input", "expected", "output"]].apply(lambda col: col.str.contains("fedex", case=False)).any(axis=1)
+    expected_pairs = set(zip(rows.loc[hay, "item"], rows.loc[hay, "system"]))
+    assert expected_pairs and {s for _, s in expected_pairs} == {"output_b"}
+    assert set(zip(shown["item"], shown["system"])) == expected_pairs
+    assert count == len(expected_pairs) * len(parts)
+
+
+def test_the_near_miss_table_names_the_system_when_the_file_has_two():
+    at = AppTest.from_file(str(ROOT / "pages" / "score.py"), default_timeout=120)
+    from graders.readers import read_results
+
+    data = b"id,expected,output,output_b\n1,Paris,Paris,paris\n2,Rome,Rome,Rome \n3,Oslo,Oslo,Oslo\n"
+    at.session_state["gb_file"] = read_results(data, name="two.csv")
+    at.session_state["gb_file_name"], at.session_state["gb_file_hash"] = "two.csv", "two"
+    at.session_state["gb_file_sample"], at.session_state["gb_file_error"] = None, None
+    at.run()
+    assert not at.exception, at.exception
+    near = view(at)["near_table"][0]
+    at.run()
+    tables = [d.value for d in at.dataframe if "Step that would pass it" in d.value.columns]
+    assert tables and "System" in tables[0].columns and set(tables[0]["System"]) == {"output_b"}
+    assert len(near)
+
+
+@pytest.mark.parametrize("sample, words", [
+    ("returns_desk.csv", "**40 cases scored**"),
+    ("returns_ab_wide.csv", "**80 outputs scored** (40 cases, 2 systems)"),
+    ("returns_ab_long.jsonl", "**240 outputs scored** (40 cases, 2 systems, with repeats)"),
+])
+def test_the_counts_headline_says_outputs_when_a_case_has_several(sample, words):
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+    from ui import views
+
+    run = score_file(SAMPLES / sample, RunConfig.from_dict({"graders": [{"name": "exact"}]}))
+    assert views.scored_words(run.prepared.rows) == words

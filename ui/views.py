@@ -88,11 +88,23 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
     return "\n".join(lines)
 
 
+def scored_words(rows: pd.DataFrame) -> str:
+    """What was scored, in bold: "40 cases scored" for one system without repeats; else
+    the outputs (one per case, system and repeat) with the cases and systems they are."""
+    n = len(rows)
+    systems = rows["system"].nunique()
+    repeats = bool(rows["repeat"].ne("").any())
+    if systems <= 1 and not repeats:
+        return f"**{count(n, 'case')} scored**"
+    parts = [count(rows["item"].nunique(), "case")] + ([count(systems, "system")] if systems > 1 else []) + (["with repeats"] if repeats else [])
+    return f"**{count(n, 'output')} scored** ({', '.join(parts)})"
+
+
 def counts_section(view: Mapping[str, Any]) -> None:
     summary = view["summary"]
     left = summary.get("left_out", {})
     st.markdown(
-        f"**{summary['cases']:,} cases scored**"
+        scored_words(view["run"].prepared.rows)
         + (f", {count(left.get('total', 0), 'row')} left out" if left.get("total") else "")
         + f" · {len(view['run'].scored):,} scored rows."
     )
@@ -152,9 +164,10 @@ def near_miss_section(view: dict[str, Any]) -> None:
     if frame.empty:
         st.caption("No fail has a near miss.")
         return
-    if frame["System"].nunique() <= 1:
+    rows = view["run"].prepared.rows  # the file's systems and repeats, not only the shown rows'
+    if rows["system"].nunique() <= 1:
         frame = frame.drop(columns=["System"])
-    if frame["Repeat"].eq("").all():
+    if rows["repeat"].eq("").all():
         frame = frame.drop(columns=["Repeat"])
     st.dataframe(display.frame(frame), hide_index=True)
     if total > NEAR_ROWS:
@@ -280,13 +293,16 @@ def filter_parts(
     """Filter the per-grader frames: (matching rows, the first ``limit`` in file order,
     the matching index of each grader's frame). ``masks``: ``kind_masks`` per grader."""
     cases = text_cases(rows, text, hay) if text.strip() else None
+    one_system = rows["system"].nunique() <= 1
     hits: dict[str, pd.Index] = {}
     for scorer, frame in parts.items():
         if scorers and scorer not in scorers:
             continue
         mask = kind_mask(frame, kinds, masks.get(scorer) if masks else None)
         if cases is not None:
-            if cases["system"].nunique() <= 1:
+            # A wide file's systems share their records: a hit in one system's output is
+            # that system's row alone, so the record is enough only in a one-system file.
+            if one_system:
                 mask &= frame["record"].isin(cases["record"].tolist()).to_numpy()
             else:
                 keys = set(zip(cases["record"], cases["system"]))

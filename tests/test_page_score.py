@@ -340,6 +340,21 @@ def test_pasted_rows_without_a_header_or_ids_are_scored(tmp_path):
                for c in at.caption)
 
 
+def test_pasted_rows_read_with_a_header_by_mistake_hint_at_the_box():
+    at = start()
+    at.text_area(key="score_paste").input("Canberra\tCanberra is the capital\n3.11\tAbout 3.1 miles\n")
+    at.button(key="score_paste_go").click().run()
+    assert not at.exception
+    assert any("tick “No header row”" in c.value for c in at.caption)
+    at.text_area(key="score_paste").input("Canberra\tCanberra is the capital\n")  # one row: no records
+    at.button(key="score_paste_go").click().run()
+    assert errors(at) == ["Could not read pasted rows: no rows: the file has a header and no records. "
+                          "If its first line is a row, tick “No header row”."]
+    at.checkbox(key="score_paste_no_header").check()
+    at.button(key="score_paste_go").click().run()
+    assert errors(at) == [] and not any("tick “No header row”" in c.value for c in at.caption)
+
+
 def reproduce_caption(at: AppTest) -> str:
     return next(c.value for c in at.caption if c.value.startswith("The configuration reproduces this run"))
 

@@ -83,6 +83,13 @@ def test_format_told_from_content(name, fmt):
         (b"garbage\n", "x.json", "json-rows"),
         (b"garbage\n", "x.jsonl", "jsonl"),
         (b"score\n1\n2\n", None, "csv"),  # lines that are JSON numbers are still CSV
+        # both delimiters on the first line and no name: the one every line has as often
+        (b"Paris, France\tParis\nRome\tRome, Italy\nOslo, Norway\tOslo\n", None, "tsv"),
+        (b"a,b\tc,d\ne,f,g\nh,i,j\n", None, "csv"),
+        # a JSON cell followed by more cells is CSV or TSV, not JSON lines
+        (b'{"name": "Maria", "age": 34}\t{"name": "Maria", "age": "34"}\n{"a": 1}\t{"a": 1}\n', None, "tsv"),
+        (b'[1, 2]\t[1, 2]\n', None, "tsv"),
+        (b'{"id": 1}\t\n{"id": 2}\n', None, "jsonl"),  # a trailing tab is not a cell
     ],
 )
 def test_detect_format(data, name, fmt):
@@ -562,6 +569,60 @@ def test_a_file_without_a_header(data, columns, rows, records, unreadable):
     f = read_results(data, header=False)
     assert f.columns == columns and f.frame.values.tolist() == rows
     assert f.records == records and f.unreadable == unreadable
+
+
+@pytest.mark.parametrize("data, message", [
+    # text after a closing quote: read leniently, the cell would lose its quotes
+    (b'id\texpected\toutput\n1\tEasy Returns is the policy\t"Easy Returns" is the policy\n',
+     "malformed TSV at line 2: a quoted cell has text after its closing quote"),
+    # an unpaired quote would take the next records into its cell
+    (b'id\texpected\toutput\n1\tHello\t"Hello\n2\tb\tb\n3\tc\t"c" d\n4\te\te\n',
+     "malformed TSV at line 2 (to line 4): a quoted cell has text after its closing quote"),
+    (b'\n\nid,expected,output\n1,a,"" x\n', "malformed CSV at line 4: a quoted cell has text after"),
+])
+def test_a_quoted_cell_with_text_after_its_closing_quote_is_refused_with_its_line(data, message):
+    with pytest.raises(ResultsFileError) as info:
+        read_results(data)
+    assert str(info.value).startswith(message)
+    assert str(info.value).endswith('Write such a cell whole in quotes, its own quotes doubled: """Yes"" it is" for "Yes" it is.')
+
+
+def test_a_quote_inside_an_unquoted_cell_is_kept_as_written():
+    f = read_results(b'id,expected,output\n1,a,He said "hi" there\n2,"x ""y""",z"\n3,{"a": 1},b\n')
+    assert f.frame["output"].tolist() == ['He said "hi" there', 'z"', "b"]
+    assert f.frame["expected"].tolist() == ["a", 'x "y"', '{"a": 1}']
+
+
+def test_pasted_rows_with_commas_in_their_tab_separated_cells():
+    f = read_results(b"Paris, France\tParis\nRome\tRome, Italy\n", name="pasted rows", header=False)
+    assert f.format == "tsv" and f.frame.values.tolist() == [["Paris, France", "Paris"], ["Rome", "Rome, Italy"]]
+    f = read_results(b'{"name": "Maria", "age": 34}\t{"name": "Maria", "age": "34"}\n', name="pasted rows", header=False)
+    assert f.frame.values.tolist() == [['{"name": "Maria", "age": 34}', '{"name": "Maria", "age": "34"}']]
+
+
+QUOTED = st.text(st.sampled_from('ab ",\t\n'), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=st.lists(st.lists(QUOTED, min_size=2, max_size=2), min_size=1, max_size=5), sep=st.sampled_from([",", "\t"]))
+def test_quotes_anywhere_are_read_exactly_or_refused(cells, sep):
+    """Raw cells joined with the delimiter, quotes and all: the file is read as Python's
+    csv module reads it in strict mode, or refused with one message; never changed."""
+    text = "a" + sep + "b\n" + "\n".join(sep.join(row) for row in cells) + "\n"
+    try:
+        strict = list(csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True))
+    except csv.Error:
+        strict = None
+    try:
+        f = read_results(text.encode("utf-8"), format="tsv" if sep == "\t" else "csv")
+    except ResultsFileError:
+        assert strict is None or any(len(r) > 2 for r in strict[1:]) or all(not any(r) for r in strict[1:])
+        return
+    assert strict is not None, text
+    rows = [r for r in strict[1:] if r]
+    assert all(len(r) <= 2 for r in rows) or f.unreadable
+    kept = [r + [None] * (2 - len(r)) for r in rows if len(r) <= 2]
+    assert f.frame.values.tolist() == kept
 
 
 def test_header_false_leaves_json_alone():

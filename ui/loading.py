@@ -75,6 +75,19 @@ NO_HEADER = ("No header row: the first line is a row (CSV or TSV; two columns ar
              "and each row's id is its row number)")
 
 
+HEADER_HINT = "If its first line is a row, tick “No header row”."
+
+
+def header_hint(file: ResultsFile) -> str | None:
+    """A hint to tick “No header row” for a CSV or TSV file read with a header none of
+    whose names is a known name for the output: its first line is most likely a row."""
+    if st.session_state.get("gb_file_header") is False or file.format not in ("csv", "tsv"):
+        return None
+    if suggest_mapping(file.columns).get("output") is not None:
+        return None
+    return f"None of the column names is a known name for the output (output, actual, response, …). {HEADER_HINT}"
+
+
 def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: bool = True) -> ResultsFile | None:
     """Read ``data`` into ``gb_file``; on a bad file set ``gb_file_error`` and clear ``gb_file``.
     ``header=False``: a CSV or TSV's first line is a row (``read_results``)."""
@@ -88,7 +101,8 @@ def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: boo
     except ResultsFileError as e:
         ss["gb_file"], ss["gb_file_hash"], ss["gb_file_sample"] = None, None, None
         ss["gb_file_name"] = name
-        ss["gb_file_error"] = f"Could not read {name}: {e}"
+        ss["gb_file_error"] = f"Could not read {name}: {e}" + (
+            f". {HEADER_HINT}" if header and str(e) == "no rows: the file has a header and no records" else "")
         return None
     ss["gb_file"], ss["gb_file_name"], ss["gb_file_hash"] = file, name, digest
     ss["gb_file_sample"], ss["gb_file_error"], ss["gb_file_header"] = sample, None, header
@@ -154,6 +168,9 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
         f"**{ss.get('gb_file_name')}** — format `{file.format}`, {count(len(file.frame), 'row')}{unread}, "
         f"{count(len(file.columns), 'column')}."
     )
+    hint = header_hint(file)
+    if hint:
+        st.caption(hint)
     with st.expander(f"Preview (first {min(PREVIEW_ROWS, len(file.frame))} rows)"):
         st.dataframe(display.frame(file.frame.head(PREVIEW_ROWS)), hide_index=True)
     return file

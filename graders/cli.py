@@ -15,6 +15,7 @@ import gc as collector
 import json
 import math
 import os
+import stat
 import sys
 from contextlib import ExitStack, contextmanager, redirect_stdout
 from typing import Any, Iterator, NoReturn, Sequence, TextIO
@@ -149,7 +150,18 @@ def _report_to_stderr(args: argparse.Namespace) -> bool:
     out, summary = _is_stdout(args.out), _is_stdout(args.summary)
     if out and summary:
         raise BadInput("--out and --summary cannot both go to standard output")
+    if not (out or summary) and args.out and args.summary and _same_file(args.out, args.summary):
+        raise BadInput(f"--out and --summary name the same file ({args.out}); one would replace the other")
     return out or summary
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one regular file, existing or new (a device such as
+    /dev/null may take both)."""
+    try:
+        return os.path.samefile(a, b) and stat.S_ISREG(os.stat(a).st_mode)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 @contextmanager

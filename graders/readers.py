@@ -107,11 +107,11 @@ def read_results(
     try:
         # Drop what each reader no longer needs: a 100 MB file is several copies of itself.
         if fmt in ("csv", "tsv"):
-            skip = bom + _NEWLINES.match(text).end()  # blank lines before the header
+            skip = bom + _NEWLINES.match(text).end()  # blank lines before the header (as _sniff skips them)
             sep = "\t" if fmt == "tsv" else ","
             lines_before = len(_LINE_END.findall(text, 0, skip - bom))  # for a message's line numbers
             if not header:  # a header line in front, naming as many columns as the first record has
-                first = next(csv.reader(_lines_from(text, skip - bom), delimiter=sep, quotechar='"'), [])
+                first = _first_record(text, skip - bom, sep)
                 data, skip = (sep.join(headerless_names(len(first))) + "\n").encode("utf-8") + data[skip:], 0
                 lines_before -= 1
             del text
@@ -234,7 +234,7 @@ def _no_rows_message(result: ResultsFile) -> str:
 _DELIMITED_HINTS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _SPACES = re.compile(r"\s*")
 _NOT_SPACE = re.compile(r"\S")
-_NEWLINES = re.compile(r"[\r\n]*")
+_NEWLINES = re.compile(r"(?:[^\S\r\n]*(?:\r\n?|\n))*")  # blank lines, whitespace-only ones too
 _JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
 
 
@@ -513,6 +513,18 @@ def _csv_error_message(msg: str, fmt: str) -> str:
     return f"malformed {kind}: {msg.replace('Error tokenizing data. C error: ', '').strip()}"
 
 
+def _first_record(text: str, start: int, sep: str) -> list[str]:
+    """The fields of the record at ``start`` (a cell may be of any length)."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        return next(csv.reader(_lines_from(text, start), delimiter=sep, quotechar='"'), [])
+    except csv.Error:  # malformed quoting: the reader says where
+        return []
+    finally:
+        csv.field_size_limit(old)
+
+
 def _field_counts(text: str, sep: str) -> np.ndarray | None:
     """Fields per record (header included; 0 for a blank line), as the C parser splits them."""
     old = csv.field_size_limit()
@@ -754,6 +766,8 @@ def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
         if type(doc) is not tuple:
             raise ResultsFileError(f'expected a JSON object with a "rows" array; the document is {kind(doc)}')
         fields = dict(doc)
+        if sum(key == "rows" for key, _ in doc) > 1:
+            raise ResultsFileError('the document has "rows" more than once; which rows to read is not clear')
         if "rows" not in fields:
             raise ResultsFileError(
                 'a JSON document must be an array of objects or an object with a "rows" array; '

@@ -246,11 +246,14 @@ def prepare(
     # Per-row assertions.
     assertions = np.empty(n, dtype=object)
     assertions.fill(())
+    # A JSON record whose assert is an object was read as dotted columns (assert.type,
+    # ...), leaving assert absent (and, when every record's is, no assert column at all):
+    # that is malformed, not "no assertions".
+    prefix = (mapping.get("assert") or "assert") + "."
+    if asserts is None and any(c.startswith(prefix) for c in file.columns):
+        asserts = np.full(n, None, dtype=object)
     if asserts is not None:
         problem: dict[int, str] = {}
-        # A JSON record whose assert is an object was read as dotted columns (assert.type,
-        # ...), leaving assert absent: that is malformed, not "no assertions".
-        prefix = mapping["assert"] + "."
         dotted = [c for c in file.columns if c.startswith(prefix)]
         if dotted:
             as_object = np.zeros(n, dtype=bool)
@@ -303,6 +306,13 @@ def prepare(
         for j, name in enumerate(outputs[1:], 1):
             sel = slot == j
             system[sel] = v[rec[sel]] + ("/" + name)
+        if k > 1:  # a version named like another's second output would merge two systems
+            firsts = set(system[slot == 0].tolist())
+            clash = next((s for s in system[slot > 0].tolist() if s in firsts), None)
+            if clash is not None:
+                raise MappingError(
+                    f"the version {clash!r} is also the name of another version's {clash.rsplit('/', 1)[1]} "
+                    f"system; rename the version so that each version and output is one system")
     output = np.empty(len(rec), dtype=object)
     for j in range(k):
         sel = slot == j

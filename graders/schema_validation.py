@@ -596,6 +596,15 @@ def grade_output(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
     return _grade_compiled(output, compiled, pre_parse)
 
 
+_TOO_DEEP = ("Validation stopped: checking this output against the schema's recursive references "
+             "nests deeper than Python's recursion limit allows (about 200 levels).")
+
+
+def _evaluator_failed(e: Exception) -> str:
+    why = encodable(shorten(f"{type(e).__name__}: {e}", 200))
+    return f"Validation stopped: the schema evaluator (jsonschema) failed on this schema and output ({why})."
+
+
 def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...]) -> Grade:
     dialect = compiled.dialect
     details: dict[str, Any] = {"signature": _signature(dialect, pre_parse), "draft": dialect.name}
@@ -614,10 +623,15 @@ def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...])
         why = encodable(shorten(str(e), 200))
         return error(f"Validation stopped: a $ref could not be resolved ({why}).", **details)
     except RecursionError:
-        return error(
-            "Validation stopped: checking this output against the schema's recursive references "
-            "nests deeper than Python's recursion limit allows (about 200 levels).", **details
-        )
+        return error(_TOO_DEEP, **details)
+    except Exception as e:  # the evaluator's own fault on an odd schema: an error row, not a crash
+        return error(_evaluator_failed(e), **details)
+    except BaseException as e:
+        # The Rust core of `referencing` panics (PanicException, not an Exception) where a
+        # recursion limit trips inside it, as RecursionError does in Python.
+        if type(e).__name__ != "PanicException":
+            raise
+        return error(_TOO_DEEP, **details)
     if not found:
         note = " (format is an annotation here, not checked)" if compiled.uses_format else ""
         return verdict(True, f"The output is valid JSON and matches the schema ({dialect.label}){note}.",

@@ -183,6 +183,13 @@ def write(path: Path, data: bytes) -> Path:
          'no column is mapped to output; choose one of: "i\\nd", "outpu\\nt"'),
         ("nl.jsonl", b'{"i\\nd":"1","output":"x"}\n', ["--config", 'CFG:{"columns": {"id": " id"}, "graders": [{"name": "valid_json"}]}'],
          "the column ' id' mapped to id is not in the file (its columns: \"i\\nd\", output)"),
+        # from an audit: structural faults that lost or merged rows without a word
+        ("dup.json", b'{"rows": [{"id": 1, "expected": "a", "output": "a"}], "rows": [{"id": 2, "expected": "b", "output": "b"}]}',
+         ["--grader", "exact"], 'the document has "rows" more than once'),
+        ("clash.csv", b"id,version,expected,output,output_b\n1,x,a,a,b\n1,x/output_b,a,c,d\n", ["--grader", "exact"],
+         "the version 'x/output_b' is also the name of another version's output_b system"),
+        ("quote.tsv", b'id\texpected\toutput\n1\ta\t"a" b\n', ["--grader", "exact"],
+         "malformed TSV at line 2: a quoted cell has text after its closing quote"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):
@@ -281,6 +288,37 @@ def test_out_and_summary_cannot_both_be_stdout(tmp_path, capsys):
     code, stdout, err = run(["score", SAMPLE, "--out", "-", "--summary", "-"], capsys)
     assert code == 2 and stdout == ""
     assert err == "gradeboard: --out and --summary cannot both go to standard output\n"
+
+
+@pytest.mark.parametrize("command, source", [("score", SAMPLE), ("compare", AB_LONG)])
+def test_out_and_summary_cannot_be_one_file(tmp_path, capsys, command, source):
+    (tmp_path / "o.csv").write_text("before")
+    code, _, err = run([command, source, "--out", tmp_path / "o.csv", "--summary", tmp_path / "." / "o.csv"], capsys)
+    assert code == 2 and err == f"gradeboard: --out and --summary name the same file ({tmp_path / 'o.csv'}); one would replace the other\n"
+    assert (tmp_path / "o.csv").read_text() == "before"
+    code, _, _ = run([command, source, "--out", os.devnull, "--summary", os.devnull], capsys)
+    assert code == 0  # a device takes both
+
+
+def test_no_header_with_a_huge_first_cell(tmp_path, capsys):
+    f = write(tmp_path / "big.csv", ("x" * 200_000 + "," + "x" * 200_000 + "\nb,b\n").encode())
+    code, _, err = run(["score", f, "--no-header", "--grader", "exact", "--out", tmp_path / "o.csv"], capsys)
+    assert code == 0 and "Traceback" not in err
+    assert pd.read_csv(tmp_path / "o.csv", dtype=str, keep_default_na=False)["pass"].tolist() == ["true", "true"]
+
+
+def test_an_assert_object_in_every_record_is_left_out_not_ignored(tmp_path, capsys):
+    f = write(tmp_path / "a.jsonl", b'{"id":1,"expected":"a","output":"a","assert":{"type":"contains","value":"z"}}\n'
+                                     b'{"id":2,"expected":"a","output":"a"}\n')
+    code, out, _ = run(["score", f, "--grader", "exact", "--out", tmp_path / "o.csv"], capsys)
+    assert code == 0 and "1 row scored, 1 left out" in out
+    assert "malformed assertions: 1 (row 1); row 1: the assertions must be a JSON list of objects, not an object" in out
+
+
+def test_whitespace_only_lines_before_the_header_are_skipped(tmp_path, capsys):
+    f = write(tmp_path / "lead.csv", b"   \n\t\n\nid,expected,output\n1,a,a\n")
+    code, out, _ = run(["score", f, "--grader", "exact", "--out", tmp_path / "o.csv"], capsys)
+    assert code == 0 and "1 row scored" in out
 
 
 def test_a_link_to_stdout_is_written_through_not_replaced(tmp_path):

@@ -542,6 +542,24 @@ def test_recursive_schema_on_deep_output_is_an_error_not_a_crash():
     assert schema_grade("[" * 100 + "]" * 100, {"items": {"$ref": "#"}}).status == "pass"
 
 
+def test_an_evaluator_failure_is_an_error_row_not_a_crash():
+    """jsonschema's 2019-09 unevaluatedItems takes len() of a boolean items schema."""
+    schema = {"$schema": "https://json-schema.org/draft/2019-09/schema", "items": True, "unevaluatedItems": False}
+    for output in ("[1]", "[]"):
+        g = schema_grade(output, schema)
+        assert g.status == "error" and "the schema evaluator (jsonschema) failed" in g.explanation
+        assert "TypeError" in g.explanation
+
+
+def test_a_self_referencing_if_is_an_error_every_time():
+    """The recursion trips inside the Rust core of `referencing` on a second call, which
+    panics instead of raising RecursionError."""
+    schema = {"definitions": {"D": {"if": {"$ref": "#/definitions/D"}}}, "if": {"$ref": "#/definitions/D"}}
+    for _ in range(3):
+        g = schema_grade("1", schema)
+        assert g.status == "error" and "recursion limit" in g.explanation
+
+
 def test_lone_surrogates_in_keys_and_values():
     g = schema_grade('{"\\ud800": 1}', {"properties": {"\ud800": {"type": "string", "pattern": "."}}})
     assert g.status == "fail"

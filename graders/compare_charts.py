@@ -39,9 +39,12 @@ READING_COLORS = {
 
 
 def chart_pairs(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The paired rows of ``pairs`` with numeric scores (columns item, grader, score_a,
-    score_b, diff, outcome, paired): parse once, then every builder reads it fast."""
-    p = pairs.loc[pairs["paired"].astype(bool), ["item", "grader", "score_a", "score_b", "diff", "outcome", "paired"]]
+    """The paired rows of ``pairs`` with numeric scores (columns item, version when the
+    pairs have one, grader, score_a, score_b, diff, outcome, paired): parse once, then
+    every builder reads it fast."""
+    keep = ["item"] + (["version"] if "version" in pairs.columns else []) + ["grader", "score_a", "score_b", "diff",
+                                                                              "outcome", "paired"]
+    p = pairs.loc[pairs["paired"].astype(bool), keep]
     return p.assign(score_a=_scores(p, "score_a"), score_b=_scores(p, "score_b"),
                     grader=p["grader"].astype("category"), outcome=p["outcome"].astype("category"))
 
@@ -149,7 +152,9 @@ def difference_data(pairs: pd.DataFrame, grader: str, *, width: float = DIFF_BIN
     diffs = pd.to_numeric(p["diff"], errors="coerce")
     # grouped on integer codes: pandas would put the ids into its string dtype, which
     # cannot hold a lone surrogate
-    per_case = diffs.groupby(group_codes([p["item"].to_numpy(dtype=object)]), sort=False).mean()
+    # a case is its id, and its version too in a wide file with versions (as compare's clusters)
+    case = [p["item"].to_numpy(dtype=object)] + ([p["version"].to_numpy(dtype=object)] if "version" in p.columns else [])
+    per_case = diffs.groupby(group_codes(case), sort=False).mean()
     averaged = len(per_case) < len(diffs)
     values = np.clip(per_case.to_numpy(dtype=float), -1.0, 1.0)
     k = np.rint(values / width).astype(int)

@@ -214,8 +214,10 @@ st.header("Metrics")
 st.markdown(f"**A** = {display.code(a)}, **B** = {display.code(b)} ({comparison.source} file) · {paired:,} {'pair' if paired == 1 else 'pairs'} · "
             f"{comparison.resamples:,} bootstrap resamples, seed {comparison.seed}.")
 if any(m.stats.clustered for m in comparison.metrics.values()):
-    st.info("Repeats found: the intervals and p-values resample whole cases with all their repeats "
-            "(a cluster bootstrap and a cluster sign-flip test), so repeats do not pass for extra cases.")
+    st.info("Repeats found: the intervals and p-values of the differences resample whole cases with all "
+            "their repeats (a cluster bootstrap and a cluster sign-flip test), so repeats do not pass for extra "
+            "cases. The pass-rate intervals (Wilson's) count each repeat as a row of its own: with repeats of one "
+            "case agreeing, they are narrower than the cases support.")
 for side, who in (("a_only", a), ("b_only", b)):
     u = comparison.unpaired[side]
     if u["count"]:
@@ -295,7 +297,9 @@ if choice == "ladder" and len(comparison.prepared.rows) > LADDER_AUTO_ROWS:
     st.caption(f"The ladder scores all {len(comparison.prepared.rows):,} rows again under five graders.")
 if choice == "ladder":
     with st.spinner("Comparing under each grader of the ladder…"):
-        ladder = cached_sensitivity(base_key + mapping_json + "|ladder", comparison.prepared, default_ladder(),
+        # the file's prepared rows, as the comparison got them (comparison.prepared is already
+        # paired up: a wide file's versions would be read as outputs a second time)
+        ladder = cached_sensitivity(base_key + mapping_json + "|ladder", prepared, default_ladder(),
                                     mapping_json, version_a, version_b, resamples, seed)
 else:
     ladder = metric_frame(comparison, ladder_order(list(config.grader_names)),
@@ -374,7 +378,8 @@ c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(),
                    key="gb_dl_compare_summary")
 c3.download_button("Configuration JSON", data=config.to_json(), file_name="gradeboard.config.json",
                    mime="application/json", on_click="ignore", key="gb_dl_compare_config")
-versions = f" --a {shlex.quote(display.text(version_a))} --b {shlex.quote(display.text(version_b))}" if version_a else ""
+# --a=NAME: a version named "-base" would read as a flag after a space
+versions = f" --a={shlex.quote(display.text(version_a))} --b={shlex.quote(display.text(version_b))}" if version_a else ""
 st.caption(f"The configuration reproduces this comparison: `gradeboard compare FILE{loading.read_flags(file)} "
            f"--config gradeboard.config.json{versions} --resamples {resamples} --seed {seed} --out comparison.csv "
            "--summary comparison.summary.json`.")

@@ -2,6 +2,7 @@
 metric table and its pass-rate links, charts, the sensitivity view, the review rows with
 the row detail, downloads, caching, and one st.error for each way a comparison can fail."""
 
+import json
 import math
 import sys
 import time
@@ -191,3 +192,36 @@ def test_wide_file_with_a_version_column_compares_its_two_outputs():
     no_trouble(at)
     exact = metric_table(at).set_index("Metric").loc["Exact match"]
     assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (3, 1, 1, 1)
+
+
+def test_a_wide_file_with_versions_keeps_its_cases_in_the_ladder_and_the_chart():
+    """A case is (id, version): id 1 of v1 and of v2 are two cases for the ladder's
+    intervals and the per-case chart, as for the metric table (they were merged)."""
+    at = inject(b"id,expected,output,output_b,version\n1,a,a,b,v1\n2,b,b,b,v1\n3,c,x,c,v1\n1,a,a,a,v2\n").run()
+    no_trouble(at)
+    exact = metric_table(at).set_index("Metric").loc["Exact match"]
+    assert exact["Cases"] == 4
+    ladder = [d.value for d in at.dataframe if "Grader" in d.value.columns and "Reading" in d.value.columns][0]
+    assert ladder.set_index("Grader").loc["Exact match", "95% CI"] == exact["95% CI of A − B"]
+    titles = [json.loads(c.proto.spec).get("title") for c in charts(at)]
+    assert {"text": "Exact match: per-case A − B", "subtitle": "4 cases; right of the line A is higher"} in titles
+
+
+def test_the_offered_command_takes_a_version_that_starts_with_a_dash(tmp_path):
+    rows = [{"id": i, "version": v, "expected": "a", "output": "a" if (i + (v == "new")) % 2 else "b"}
+            for i in range(6) for v in ("-base", "new")]
+    data = "\n".join(json.dumps(r) for r in rows).encode() + b"\n"
+    at = inject(data, name="dash.jsonl").run()
+    no_trouble(at)
+    caption = next(c.value for c in at.caption if "gradeboard compare FILE" in c.value)
+    assert "--a=-base --b=new" in caption  # "--a -base" reads -base as a flag
+    (tmp_path / "dash.jsonl").write_bytes(data)
+    from graders import cli
+    assert cli.main(["compare", str(tmp_path / "dash.jsonl"), "--a=-base", "--b=new", "--out", str(tmp_path / "c.csv")]) == 0
+
+
+def test_with_repeats_the_page_says_the_pass_rate_intervals_count_rows():
+    at = inject((ROOT / "sample_data" / "returns_ab_long.jsonl").read_bytes(), name="returns_ab_long.jsonl").run()
+    no_trouble(at)
+    info = " ".join(i.value for i in at.info)
+    assert "The pass-rate intervals (Wilson's) count each repeat as a row of its own" in info

@@ -480,6 +480,11 @@ def _v_class(pattern: str, i: int, ignore_case: bool) -> _Class:
     return _Class("".join(out), min(j + 1, n), strings and not negated)
 
 
+# The head of a group whose letters are not literals: (?<name> and (?ims-ims: / (?i) style
+# modifiers (a lookbehind (?<= (?<! is left to the main loop).
+_GROUP_HEAD = re.compile(r"\(\?(?:<(?![=!])[^>]*>?|[a-zA-Z]*-?[a-zA-Z]*[:)])")
+
+
 @functools.lru_cache(maxsize=512)
 def _prepare(pattern: str, engine_flags: str) -> _Prepared:
     """The pattern for regress, with JavaScript's meaning (see the section comment)."""
@@ -505,8 +510,16 @@ def _prepare(pattern: str, engine_flags: str) -> _Prepared:
             emit(pattern[i : cls.end], cls.text, "[a]")
             i = cls.end
             continue
+        if c == "(" and v and ignore_case:
+            head = _GROUP_HEAD.match(pattern, i)  # a group name or modifiers: letters, not literals
+            if head:
+                emit(head.group())
+                i = head.end()
+                continue
         if c != "\\":
-            emit(c)
+            # v mode with i: regress folds a literal letter otherwise than JavaScript (the
+            # Kelvin sign is not k; dotless i is I), and a class of it as JavaScript does
+            emit(c, f"[{c}]" if v and ignore_case and c.isalpha() else None)
             i += 1
             continue
         nxt = pattern[i + 1 : i + 2]
@@ -514,6 +527,18 @@ def _prepare(pattern: str, engine_flags: str) -> _Prepared:
         if m:
             emit(f"\\u{{{m.group(1)}}}")
             i = m.end()
+        elif v and ignore_case and nxt == "k" and pattern.startswith("<", i + 2):
+            close = pattern.find(">", i + 3)
+            end = n if close == -1 else close + 1
+            emit(pattern[i:end])  # \k<name>: the name stays as written
+            i = end
+        elif v and ignore_case and nxt in ("u", "x"):
+            tok = _ESCAPE_LEN.match(pattern, i).group()  # one code point, in a class as a letter is
+            emit(tok, f"[{tok}]" if len(tok) > 2 else None)
+            i += len(tok)
+        elif v and ignore_case and nxt == "c" and pattern[i + 2 : i + 3].isalpha():
+            emit(pattern[i : i + 3])  # \cX: a control character, its letter no literal
+            i += 3
         elif nxt in ("b", "B"):
             after = pattern[i + 2 : i + 3]
             if after and after in "*+?{":

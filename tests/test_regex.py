@@ -575,3 +575,43 @@ def test_literal_text_finds_itself(text):
     escaped = "".join(f"\\u{{{ord(c):X}}}" if not 0xD800 <= ord(c) <= 0xDFFF else "\\u{FFFD}" for c in text)
     assert match_many(escaped, "", "whole", [text]) == [MatchResult((0, len(text)))]
     assert match_many("(?<=^é😀)" + escaped, "", "anywhere", ["é😀" + text]) == [MatchResult((2, 2 + len(text)))]
+
+
+# From a differential audit against Node 20: under v with i, regress folded a literal
+# letter otherwise than JavaScript (the Kelvin sign is k, dotless i is not I); a class of
+# the letter folds as JavaScript does, so the pattern reaches regress with classes.
+# (pattern, output, JavaScript's /^(?:pattern)$/iv.test(output)), from node -e.
+V_I_LITERALS = [
+    ("k", "\u212a", True), ("K", "\u212a", True), ("\u212a", "k", True), ("\u00e5", "\u212b", True),
+    ("\u212b", "\u00e5", True), ("\u03c9", "\u2126", True), ("\u2126", "\u03c9", True), ("\u03b8", "\u03f4", True),
+    ("\u03f4", "\u03b8", True), ("\u00df", "\u1e9e", True), ("\u1e9e", "\u00df", True), ("I", "\u0131", False),
+    ("i", "\u0131", False), ("\u0131", "I", False), ("\u0130", "i", False), ("s", "\u017f", True),
+    # escapes, group names, modifiers and \k<name> keep their letters
+    (r"\u212a", "k", True), (r"\u{212A}", "K", True), (r"\x4b", "\u212a", True), (r"\cJ", "\n", True),
+    (r"(?<nk>k)\k<nk>", "kK", True), (r"(?<nk>k)\k<nk>", "kx", False), (r"(?i:k)x", "KX", True),
+    (r"\ud835\udc00", "\U0001d400", True), (r"[k]", "\u212a", True), (r"ab+c", "ABBC", True),
+]
+
+
+@pytest.mark.parametrize("pattern, output, js", V_I_LITERALS)
+def test_v_and_i_fold_literals_as_javascript(pattern, output, js):
+    g = grade("regex", output=output, pattern=pattern, flags="iv", at="whole")
+    assert (g.status == "pass") is js, g.explanation
+
+
+@pytest.mark.xfail(strict=True, reason="regress folds a backreference under v with i otherwise than JavaScript "
+                                       "(/^(k)\\1$/iv matches 'kK' in Node 20); only literals are rewritten as classes")
+def test_v_and_i_backreference_to_a_kelvin_sign():
+    assert grade("regex", output="k\u212a", pattern=r"(k)\1", flags="iv", at="whole").status == "pass"
+
+
+@pytest.mark.xfail(strict=True, reason="regress: a backreference inside its own group after a lazy quantifier "
+                                       "(Node 20 matches /(a+?\\1)b/ on 'aab' at [0, 3])")
+def test_a_backreference_inside_its_own_group_after_a_lazy_quantifier():
+    assert grade("regex", output="aab", pattern=r"(a+?\1)b").details["span"] == (0, 3)
+
+
+@pytest.mark.xfail(strict=True, reason="regress resolves \\k<n> to the last group named n, not the one that took "
+                                       "part in the match (ES2025 duplicate named groups)")
+def test_a_backreference_to_duplicate_named_groups():
+    assert grade("regex", output="a", pattern=r"(?:(?<n>a)|(?<n>b))\k<n>", at="whole").status == "fail"

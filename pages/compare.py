@@ -14,7 +14,7 @@ Session state set here (besides ``ui.loading``'s and ``ui.graders_form``'s ``gb_
 - ``gb_w_compare_review_kind`` / ``gb_w_compare_review_metric``  the disagreement filter
 - ``gb_compare_review_table``     the review table's row selection
 - ``gb_compare_fingerprint``      (file, content hash) when a file came without ``gb_file_hash``
-- ``gb_compare_mapping_for``      the file whose columns this page's mapping boxes were set for
+- ``gb_carried_for_<PREFIX>``     the file whose columns this page's mapping boxes were set for (``ui.loading.carry_mapping``)
 - ``gb_compare_count``            how many comparisons actually ran (not cached); tests read it
 
 The comparison is cached (``st.cache_resource``: one shared, read-only object, not a pickled
@@ -33,7 +33,6 @@ import pandas as pd
 import streamlit as st
 
 from graders import compare_charts as charts
-from graders.columns import suggest_mapping
 from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
 from graders.compare_view import (
     REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
@@ -77,24 +76,6 @@ def file_key(file) -> str:
     h.update(pd.util.hash_pandas_object(file.frame, index=False).to_numpy().tobytes())
     ss["gb_compare_fingerprint"] = (file, h.hexdigest())
     return ss["gb_compare_fingerprint"][1]
-
-
-def seed_mapping(file) -> None:
-    """Once per loaded file, preselect this page's column boxes: the mapping another page made
-    for this same file when it maps columns the file has (id and output at least), else the
-    suggested one; again whenever the boxes' state was dropped. ``ui.loading.mapping_widget``
-    resets its boxes only when the shared ``gb_mapping_for`` changes, so without this the
-    boxes of this page could keep a previous file's columns (or none) after a file was
-    loaded on another page."""
-    digest = file_key(file)
-    boxes = [f"gb_w_{PREFIX}_map_{role}" for role in ("id", "output")]
-    if ss.get("gb_compare_mapping_for") == digest and all(k in ss for k in boxes):
-        return
-    ss["gb_compare_mapping_for"] = digest
-    carried = ss.get("gb_mapping") if ss.get("gb_mapping_for") == ss.get("gb_file_hash") else None
-    usable = bool(carried) and carried.get("id") and carried.get("output") and all(
-        c is None or c in file.columns for c in carried.values())
-    loading.set_mapping(carried if usable else suggest_mapping(file.columns), PREFIX)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -148,7 +129,7 @@ st.caption("To try it, load **A/B wide** (output and output_b columns) or **A/B 
 file = loading.load_file_widget(PREFIX, default_sample="returns_ab_wide.csv")
 if file is None:
     st.stop()
-seed_mapping(file)
+loading.carry_mapping(file, PREFIX)  # the mapping another page made for this file
 graders_form.config_upload(file, PREFIX)  # after the seeded mapping: a restored configuration's wins
 with st.expander("Columns", expanded=False):
     st.caption("A wide file needs *Second model output* (output_b); a long file needs *Version*, and "

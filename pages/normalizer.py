@@ -6,13 +6,22 @@ Session state set here:
 
 - ``gb_norm_steps``     the pipeline, a list of step names in order (the multiselect's key,
                         kept for the session; the preset and ↑ ↓ buttons rewrite it in callbacks)
-- ``gb_norm_pairs``     the sample pairs' starting table (DataFrame of expected, output);
-                        the editor's edits apply on top of it
-- ``gb_norm_pairs_editor``  the data editor's own state (its edits)
+- ``gb_norm_pairs``     the sample pairs' starting table (DataFrame of expected, output): the
+                        editor starts from it, and the edited table is saved back into it on
+                        every run, so that the edits survive a visit to another page (which
+                        drops the editor's own state); a table put here by anyone else
+                        replaces the editor's
+- ``gb_norm_pairs_editor``  the data editor's own state (its edits, relative to the table it
+                        was drawn with)
+- ``gb_norm_pairs_live``  (the table the live editor was drawn with, the table saved into
+                        ``gb_norm_pairs`` after it): the editor keeps its table while its state lives
 - ``gb_norm_cache``     results kept across reruns, keyed by (``gb_file_hash``, mapping[, steps]):
-                        the file's prepared rows, and each pipeline's effect on them
+                        the file's prepared rows (with the left-out report), and each pipeline's
+                        effect on them
 - ``gb_norm_per_step``  the "what each step does" toggle
-Read here, set by ui.loading: ``gb_file``, ``gb_file_hash``, ``gb_file_name``, ``gb_mapping``.
+Read here, set by ui.loading: ``gb_file``, ``gb_file_hash``, ``gb_file_name``, ``gb_file_header``,
+``gb_mapping`` (the column boxes start from another page's mapping of the same file:
+``ui.loading.carry_mapping``, state ``gb_carried_for_gb_norm_file``).
 """
 
 from __future__ import annotations
@@ -29,9 +38,8 @@ from graders.normalized import pipeline_name
 from graders.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
 from graders.rows import MappingError, prepare
 from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
-from ui import display
-from ui import in_app
-from ui.loading import load_file_widget, mapping_widget
+from ui import count, display, in_app, views
+from ui.loading import carry_mapping, load_file_widget, mapping_widget, read_flags
 
 in_app()
 
@@ -52,6 +60,7 @@ SAMPLE_PAIRS = pd.DataFrame(
     ],
     columns=["expected", "output"],
 )
+EDITOR = "gb_norm_pairs_editor"
 EXAMPLES = 20
 CACHED_EFFECTS = 16
 
@@ -127,16 +136,23 @@ label = pipeline_label(steps)
 st.header("Sample pairs")
 st.caption("Edit, add or delete pairs; the table below shows each side after the pipeline. "
            "Invisible characters show as ⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩.")
-base = ss.get("gb_norm_pairs")
-if not isinstance(base, pd.DataFrame):
-    base = SAMPLE_PAIRS
+start = ss.get("gb_norm_pairs")
+if not isinstance(start, pd.DataFrame):
+    start = SAMPLE_PAIRS
+# The editor's edits are relative to the table it was drawn with: it keeps that table while its
+# state lives. When its state is gone (first visit, or back from another page) it starts from
+# gb_norm_pairs, the last edited table.
+live = ss.get("gb_norm_pairs_live")
+base = live[0] if live is not None and EDITOR in ss and live[1] is start else start.reset_index(drop=True)
 edited = st.data_editor(
-    base, num_rows="dynamic", hide_index=True, key="gb_norm_pairs_editor",
+    base, num_rows="dynamic", hide_index=True, key=EDITOR,
     column_config={
         "expected": st.column_config.TextColumn("Expected"),
         "output": st.column_config.TextColumn("Output"),
     },
 )
+ss["gb_norm_pairs"] = saved = edited.reset_index(drop=True)
+ss["gb_norm_pairs_live"] = (base, saved)
 pairs = edited.reindex(columns=["expected", "output"]).astype(object)
 pairs = pairs[~(pairs["expected"].isna() & pairs["output"].isna())].fillna("")
 preview = preview_pairs(pairs["expected"].tolist(), pairs["output"].tolist(), steps)
@@ -151,26 +167,37 @@ st.dataframe(
     },
 )
 if len(preview):
-    st.markdown(f"**{int(preview['normalized'].sum())} of {len(preview)}** sample pairs are equal after the "
-                f"pipeline; {int(preview['exact'].sum())} were equal as written.")
+    equal, exact = int(preview["normalized"].sum()), int(preview["exact"].sum())
+    st.markdown(f"**{equal:,} of {len(preview):,}** {'sample pair' if len(preview) == 1 else 'sample pairs'} "
+                f"{'is' if equal == 1 else 'are'} equal after the pipeline; "
+                f"{exact:,} {'was' if exact == 1 else 'were'} equal as written.")
 
 # ----------------------------------------------------------------------------- the loaded file
 st.header("On the loaded file")
 file = ss.get("gb_file")
 with st.expander("Results file and columns", expanded=file is None):
     file = load_file_widget("gb_norm_file")
-    mapping = mapping_widget(file, "gb_norm_file") if file is not None else None
+    mapping = None
+    if file is not None:
+        carry_mapping(file, "gb_norm_file", required=("expected", "output"))  # e.g. the Score page's
+        mapping = mapping_widget(file, "gb_norm_file")
 
 if file is not None and mapping:
     key = (ss.get("gb_file_hash"), tuple(sorted(mapping.items(), key=lambda kv: kv[0])))
-    rows = None
+    rows = prepared = None
     try:
-        rows = cached("rows", key, lambda: prepare(file, mapping, needs_expected=True).rows)
+        prepared = cached("rows", key, lambda: prepare(file, mapping, needs_expected=True))
+        rows = prepared.rows
     except MappingError as e:
         st.error(f"These columns cannot be compared: {e}")
     if rows is not None and len(rows) == 0:
-        st.info("No row of this file has both an expected answer and an output to compare.")
+        st.info("No row of this file can be compared: every row is left out (the report below says why).")
+        views.left_out_section(prepared)
     elif rows is not None:
+        left_out = prepared.left_out.total
+        if left_out:
+            with st.expander(f"{count(left_out, 'row')} left out, not in the figures below"):
+                views.left_out_section(prepared)
         refs, outputs = rows["refs"].tolist(), rows["output"].tolist()
         with st.spinner("Running the pipeline over the file…"):
             effect = cached("effect", (key, steps), lambda: pipeline_effect(refs, outputs, steps))
@@ -252,9 +279,10 @@ with cfg_tab:
     except ConfigError as e:
         st.error(f"Cannot build the configuration: {e}")
     else:
+        flags = read_flags(file) if columns else ""  # as the page read the file: --format, --no-header
         st.markdown("A whole configuration (exact and this normalized grader"
                     + (" on the loaded file's columns" if columns else "") + "), for "
-                    "`gradeboard score FILE --config gradeboard.config.json --out scored.csv`:")
+                    f"`gradeboard score FILE{flags} --config gradeboard.config.json --out scored.csv`:")
         st.download_button("Download gradeboard.config.json", config.to_json(), file_name="gradeboard.config.json",
                            mime="application/json", on_click="ignore", key="gb_norm_dl_cfg")
         st.code(config.to_json(), language="json")

@@ -3,12 +3,15 @@ and on a loaded file, the exports, and the error paths."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from graders import cli
 from graders.columns import suggest_mapping
 from graders.export import config_snippet, python_source, typescript_source
 from graders.preview import pipeline_effect, preview_pairs
@@ -56,6 +59,10 @@ def load_sample(at: AppTest, name: str) -> AppTest:
 
 def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
+
+
+SAMPLE_EXPECTED = ["Paris", "store credit", "42", "approved", "Easy Returns", "claims", "café", "Eiffel Tower", "yes",
+                   "state-of-the-art", "Reno"]
 
 
 @pytest.fixture(scope="module")
@@ -231,3 +238,144 @@ def test_through_the_app_navigation():
     at.switch_page("pages/normalizer.py")
     run(at)
     assert steps_of(at) == SQUAD_PIPELINE
+
+
+# --------------------------------------------------------------------------- audit fixes
+
+
+def paste(at: AppTest, text: str, *, no_header: bool = False) -> AppTest:
+    at.text_area(key="gb_norm_file_paste").set_value(text)
+    at.checkbox(key="gb_norm_file_paste_no_header").set_value(no_header)
+    at.button(key="gb_norm_file_paste_go").click()
+    return run(at)
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """The download buttons' data by file name, as Streamlit stores it for the browser."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    files: dict[str, bytes] = {}
+    add = MediaFileManager.add
+
+    def recording(self, path_or_data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        data = path_or_data.encode("utf-8") if isinstance(path_or_data, str) else bytes(path_or_data)
+        files[file_name] = data
+        return add(self, path_or_data, mimetype, coordinates, file_name, is_for_static_download)
+
+    monkeypatch.setattr(MediaFileManager, "add", recording)
+    return files
+
+
+def test_the_offered_command_reads_pasted_rows_as_the_page_did(tmp_path, downloads):
+    """Pasted rows without a header: the command carries --format tsv --no-header and, run on
+    the pasted text saved to a file with the downloaded configuration, counts what the page counts
+    (without the flags it exits 2)."""
+    text = "Canberra\tcanberra\nParis\tParis \n"
+    at = paste(open_page(), text, no_header=True)
+    command = next(m.value for m in at.markdown if "`gradeboard score FILE" in m.value)
+    flags = re.search(r"`gradeboard score FILE(.*?) --config gradeboard\.config\.json --out scored\.csv`", command)
+    assert flags and flags.group(1).split() == ["--format", "tsv", "--no-header"], command
+    shown = metrics(at)
+    assert shown == {"Exact fails": "2", "Turned into passes": "2", "Still failing": "0"}
+
+    source = tmp_path / "pasted.csv"  # saved under a name for another format, as a paste may be
+    source.write_text(text, encoding="utf-8")
+    config = tmp_path / "gradeboard.config.json"
+    config.write_bytes(downloads["gradeboard.config.json"])
+    out, summary = tmp_path / "scored.csv", tmp_path / "summary.json"
+    args = ["score", str(source), "--config", str(config), "--out", str(out), "--summary", str(summary)]
+    assert cli.main(args) == 2  # the command as it was offered before: the file is not read as the page read it
+    assert cli.main(args[:2] + flags.group(1).split() + args[2:]) == 0
+    graders = json.loads(summary.read_text())["graders"]
+    exact, normalized = (next(c for name, c in graders.items() if name.startswith(g)) for g in ("exact", "normalized"))
+    assert exact["graded"] == normalized["graded"] == 2
+    assert exact["failed"] == int(shown["Exact fails"])
+    assert normalized["passed"] == exact["passed"] + int(shown["Turned into passes"])
+
+
+def test_the_mapping_chosen_on_the_score_page_carries_over():
+    """Score (expected = answer) → Normalizer → Compare: the mapping is kept on both pages."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    run(at)
+    at.text_area(key="score_paste").set_value(
+        "id,expected,answer,output\n1,Paris,paris,paris\n2,Rome,rome,rome\n3,Oslo,oslo,OSLO\n")
+    at.button(key="score_paste_go").click()
+    run(at)
+    at.selectbox(key="gb_w_score_map_expected").set_value("answer")
+    run(at)
+    at.switch_page("pages/normalizer.py")
+    run(at)
+    assert at.selectbox(key="gb_w_gb_norm_file_map_expected").value == "answer"
+    assert at.session_state["gb_mapping"]["expected"] == "answer"
+    # answer vs output: only Oslo / OSLO fails the exact grader
+    assert metrics(at) == {"Exact fails": "1", "Turned into passes": "1", "Still failing": "0"}
+    assert '"expected": "answer"' in [c.value for c in at.code if c.language == "json"][-1]
+    at.switch_page("pages/compare.py")
+    run(at)
+    assert at.selectbox(key="gb_w_compare_map_expected").value == "answer"
+    at.switch_page("pages/normalizer.py")  # and back: still the same boxes
+    run(at)
+    assert at.selectbox(key="gb_w_gb_norm_file_map_expected").value == "answer"
+
+
+def test_edited_sample_pairs_survive_a_visit_to_another_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    run(at)
+    at.switch_page("pages/normalizer.py")
+    run(at)
+    # an edited cell, an added pair and a deleted pair (the editor's own state: its edits since
+    # it was drawn, as the browser sends them)
+    edits = {"edited_rows": {0: {"output": "PARIS"}}, "added_rows": [{"expected": "x", "output": " X"}],
+             "deleted_rows": [3]}
+    at.session_state["gb_norm_pairs_editor"] = edits
+    run(at)
+    want = ["Paris", "PARIS", "x", " X"]
+    table = at.dataframe[1].value
+    assert table[["expected", "output"]].iloc[[0, -1]].to_numpy().ravel().tolist() == want
+    assert "approved" not in table["expected"].tolist() and len(table) == 11
+    assert next(m.value for m in at.markdown if "sample pairs are equal" in m.value).startswith("**3 of 11**")
+    # One more edit: the browser sends all the edits again, relative to the table first drawn
+    # (applied once, not on top of the table already edited).
+    at.session_state["gb_norm_pairs_editor"] = {**edits, "edited_rows": {0: {"output": "PARIS"},
+                                                                         1: {"output": "store credit"}}}
+    run(at)
+    table = at.dataframe[1].value
+    assert table["expected"].tolist() == [e for e in SAMPLE_EXPECTED if e != "approved"] + ["x"]
+    assert table["output"].iloc[1] == "store credit"
+    at.button(key="gb_norm_squad").click()  # another rerun on the page
+    run(at)
+    assert at.dataframe[1].value[["expected", "output"]].equals(table[["expected", "output"]])
+    at.switch_page("pages/pass_rate.py")
+    run(at)
+    at.switch_page("pages/normalizer.py")
+    run(at)
+    editor = at.data_editor(key="gb_norm_pairs_editor").value
+    assert editor["expected"].tolist() == table["expected"].tolist()
+    assert editor["output"].iloc[[0, 1, -1]].tolist() == ["PARIS", "store credit", " X"]
+    assert at.dataframe[1].value[["expected", "output"]].equals(table[["expected", "output"]])
+
+
+def test_a_file_whose_every_row_is_left_out_shows_the_left_out_report():
+    at = paste(open_page(), "id,expected,output,repeat\n1,a,a,x\n2,b,B,-1\n")
+    assert not any("has both an expected answer and an output" in i.value for i in at.info)
+    assert "2 rows left out; 0 cases can be scored." in [w.value for w in at.warning]
+    report = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert report["reason"].tolist() == ["bad repeat"] and report["rows"].tolist() == [2]
+    assert not at.metric
+
+    # Some rows left out: the figures, and the report under them in an expander.
+    at = paste(at, "id,expected,output,repeat\n1,a,a,x\n2,b,B,1\n")
+    assert metrics(at) == {"Exact fails": "1", "Turned into passes": "1", "Still failing": "0"}
+    assert any(e.label == "1 row left out, not in the figures below" for e in at.expander)
+    assert "1 row left out; 1 case can be scored." in [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("pairs, words", [
+    ([("a", "a"), ("b", " B")], "**2 of 2** sample pairs are equal after the pipeline; 1 was equal as written."),
+    ([("a", " A")], "**1 of 1** sample pair is equal after the pipeline; 0 were equal as written."),
+    ([("a", "b"), ("c", "c")], "**1 of 2** sample pairs is equal after the pipeline; 1 was equal as written."),
+])
+def test_the_sample_pairs_sentence_agrees_in_number(pairs, words):
+    at = open_page(gb_norm_pairs=pd.DataFrame(pairs, columns=["expected", "output"]))
+    assert words in [m.value for m in at.markdown]

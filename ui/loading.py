@@ -222,3 +222,25 @@ def mapping_words(mapping: Mapping[str, str | None]) -> str:
     """``id → case_id · output → response …`` for the mapped roles, each column name as
     literal Markdown (``display.md``: a lone surrogate, a ``*`` or a line break shown)."""
     return "Mapped: " + " · ".join(f"{role} → {display.md(col)}" for role, col in mapping.items() if col)
+
+
+def carry_mapping(file: ResultsFile, key: str, required: tuple[str, ...] = ("id", "output")) -> None:
+    """Once per loaded file, preselect ``mapping_widget(file, key)``'s boxes (call just before
+    it): with the mapping another page made for this same file (``gb_mapping``) when it maps
+    every role in ``required`` to a column the file has, else with the suggested mapping;
+    again whenever the boxes' state was dropped. ``mapping_widget`` alone resets its boxes to the suggested mapping the first time a
+    page draws them for a file, so a mapping chosen on another page would be lost there (and,
+    through ``gb_mapping``, on the pages visited next).
+
+    Session state: ``gb_carried_for_<key>``, the file hash the boxes were last seeded for.
+    """
+    ss = st.session_state
+    digest = ss.get("gb_file_hash") or hashlib.sha256(repr(file.columns).encode()).hexdigest()
+    if ss.get(f"gb_carried_for_{key}") == digest and all(_map_key(key, r) in ss for r in ("id", "output")):
+        return
+    ss[f"gb_carried_for_{key}"] = digest
+    carried = ss.get("gb_mapping") if ss.get("gb_mapping_for") == digest else None
+    usable = isinstance(carried, Mapping) and all(carried.get(r) for r in required) and all(
+        c is None or c in file.columns for c in carried.values())
+    set_mapping(carried if usable else suggest_mapping(file.columns), key)
+    ss[f"gb_mapping_for_{key}"] = digest  # mapping_widget keeps these boxes for this file

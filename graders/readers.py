@@ -107,8 +107,8 @@ def read_results(
     try:
         # Drop what each reader no longer needs: a 100 MB file is several copies of itself.
         if fmt in ("csv", "tsv"):
-            skip = bom + _NEWLINES.match(text).end()  # blank lines before the header (as _sniff skips them)
             sep = "\t" if fmt == "tsv" else ","
+            skip = bom + _blank_lines(text, sep)
             lines_before = len(_LINE_END.findall(text, 0, skip - bom))  # for a message's line numbers
             if not header:  # a header line in front, naming as many columns as the first record has
                 first = _first_record(text, skip - bom, sep)
@@ -234,7 +234,20 @@ def _no_rows_message(result: ResultsFile) -> str:
 _DELIMITED_HINTS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _SPACES = re.compile(r"\s*")
 _NOT_SPACE = re.compile(r"\S")
-_NEWLINES = re.compile(r"(?:[^\S\r\n]*(?:\r\n?|\n))*")  # blank lines, whitespace-only ones too
+_NEWLINES = re.compile(r"[\r\n]*")
+_BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:\r\n?|\n))*")  # whitespace-only ones too
+
+
+def _blank_lines(text: str, sep: str) -> int:
+    """Where a CSV or TSV file's header starts: after its empty lines, and after lines of
+    only whitespace too (as ``_sniff`` skips them) when the line after them has the
+    delimiter, so a one-column file named " " keeps its header."""
+    empty, blank = _NEWLINES.match(text).end(), _BLANK_LINES.match(text).end()
+    if blank > empty:
+        end = text.find("\n", blank)
+        if sep in text[blank:end if end >= 0 else len(text)]:
+            return blank
+    return empty
 _JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
 
 

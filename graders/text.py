@@ -233,6 +233,10 @@ def visible(s: str) -> str:
     """The text with every invisible character replaced by a bracketed code: ``a⟨U+00A0⟩b``.
 
     Plain spaces stay; line feeds are shown and kept so multi-line text still reads as lines.
+    Combining marks (Mn, Me, variation selectors among them) stay too: they show on the
+    character before them, and bracketing them would break up every Devanagari or Arabic
+    word (``marked`` shows one alone); so a text is bracketed the same with or without a
+    tab in it (``str.isprintable`` is false exactly for the characters bracketed here).
     """
     if s.isprintable():
         return s
@@ -242,11 +246,17 @@ def visible(s: str) -> str:
             out.append("⟨LF⟩\n")
         elif ch == "\t":
             out.append("⟨TAB⟩")
-        elif is_invisible(ch):
+        elif is_invisible(ch) and not ch.isprintable():
             out.append(f"⟨U+{ord(ch):04X}⟩")
         else:
             out.append(ch)
     return "".join(out)
+
+
+def marked(ch: str) -> str:
+    """One character as a highlight shows it: ``visible``, and a combining mark (which
+    alone has no width to highlight) as its bracketed code."""
+    return f"⟨U+{ord(ch):04X}⟩" if is_invisible(ch) and ch.isprintable() else visible(ch)
 
 
 def first_difference(a: str, b: str) -> int | None:

@@ -147,3 +147,23 @@ def test_an_example_resets_the_parameters_the_last_one_set():
     example(at, "NBSP Paris")
     assert at.multiselect(key="gb_w_pg_normalized_pipeline").value == ["trim", "lower"]
     assert results(at)["Normalized match"]["Verdict"].endswith("pass")
+
+
+def test_a_combining_mark_at_the_first_difference_is_highlighted_as_its_code():
+    """A combining mark alone has no width: the highlight shows ⟨U+FE0F⟩; elsewhere marks
+    stay on their letter, with or without a tab in the text."""
+    from graders.text import visible
+    from ui.detail import marked_html
+
+    html = marked_html("\u2764\ufe0f", 1)
+    assert "<mark title='U+FE0F VARIATION SELECTOR-16'" in html and ">⟨U+FE0F⟩</mark>" in html
+    assert visible("cafe\u0301") == "cafe\u0301" and visible("cafe\u0301\t") == "cafe\u0301⟨TAB⟩"
+    assert visible("\u0915\u093f\u00a0") == "\u0915\u093f⟨U+00A0⟩"  # a Devanagari vowel sign stays
+
+
+def test_character_counts_agree_in_number():
+    at = AppTest.from_file(str(ROOT / "pages" / "playground.py"), default_timeout=60).run()
+    at.text_area(key="gb_w_pg_expected").input("a")
+    at.text_area(key="gb_w_pg_output").input("b" * 1001).run()
+    captions = [c.value for c in at.caption]
+    assert "1 character" in captions and any(c.startswith("1,001 characters. First difference") for c in captions)

@@ -12,9 +12,9 @@ import streamlit as st
 from graders.exact import closest_reference
 from graders.nearmiss import PROBE_CODES
 from graders.result import score_text
-from graders.text import describe_char, first_difference, visible
+from graders.text import describe_char, first_difference, marked, visible
 
-from . import display
+from . import count, display
 
 MAX_CHARS = 4000  # longer texts are shown around the first difference
 VERDICTS = {"pass": "pass", "fail": "fail", "not_judged": "not judged", "error": "error", "scored": "scored"}
@@ -42,7 +42,7 @@ def marked_html(s: str, at: int | None) -> str:
         body = html.escape(visible(s))
     else:
         ch = s[at] if at < len(s) else ""
-        mark = html.escape(visible(ch)) if ch else "∎"
+        mark = html.escape(marked(ch)) if ch else "∎"
         title = html.escape(describe_char(ch) if ch else "end of text")
         body = (
             html.escape(visible(s[:at]))
@@ -107,11 +107,11 @@ def row_detail(
         st.markdown(f"**Expected** (reference {k + 1} of {len(refs)})" if len(refs) > 1 else "**Expected**")
         st.markdown(marked_html(expected, first), unsafe_allow_html=True)
         others = " · ".join(display.code(r) for i, r in enumerate(refs) if i != k)
-        st.caption(f"{len(expected)} characters" + (f". Other references: {others}" if len(refs) > 1 else ""))
+        st.caption(count(len(expected), "character") + (f". Other references: {others}" if len(refs) > 1 else ""))
     for col, (label, out) in zip(cols[1:], outputs.items()):
         with col:
             st.markdown(f"**{display.md(label)}**")
             st.markdown(marked_html(out, ats[label]), unsafe_allow_html=True)
-            st.caption(f"{len(out)} characters. " + difference_words(expected, out))
+            st.caption(count(len(out), "character") + ". " + difference_words(expected, out))
     if grades:
         st.table(display.frame(grades_frame(grades).set_index("Grader")))  # a static table: explanations wrap

@@ -31,6 +31,8 @@ _STATUS_OUTCOME = {"pass": "pass", "fail": "fail", "not_judged": "not judged", "
 
 
 def _label(scorer: str) -> str:
+    if scorer == "overall":  # the overall row, as the counts table names it
+        return "Overall"
     spec = REGISTRY.get(scorer)
     return spec.label if spec is not None else scorer
 
@@ -153,7 +155,8 @@ def tolerance_chart(sweep: pd.DataFrame, configured: float | None = None) -> alt
     """Pass rate against tolerance (``graders.sweeps.numeric_tolerance_sweep``'s frame);
     tolerances are shown as ordered categories, so 0 and 100 sit on one readable axis."""
     data = sweep.assign(
-        tick=sweep["tolerance"].map(lambda t: f"{t:g}"),
+        # 15 digits: a configured tolerance such as 1.0000001 is not a second "1"
+        tick=sweep["tolerance"].map(lambda t: f"{t:.15g}"),
         configured=sweep["tolerance"] == configured if configured is not None else False,
     )
     order = list(data["tick"])

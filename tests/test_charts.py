@@ -194,3 +194,20 @@ def test_sweep_from_the_graders_details_equals_reading_the_rows(vary, fixed, rea
     # and at the configured tolerance the sweep counts what the grader passed
     sweep = numeric_tolerance_sweep(rows, grid=[0.0], numeric_details=details, **kw)
     assert sweep["passed"].iloc[0] == (scored["status"] == "pass").sum()
+
+
+def test_the_overall_row_is_labelled_as_the_counts_table_labels_it():
+    s = pd.DataFrame({"scorer": ["exact", "overall"], "status": ["pass", "pass"], "near_miss": ["", ""]})
+    assert charts.outcome_counts(s)[["scorer", "label"]].drop_duplicates().to_dict("records") == [
+        {"scorer": "exact", "label": "Exact match"}, {"scorer": "overall", "label": "Overall"}]
+
+
+def test_a_configured_tolerance_close_to_a_grid_value_has_its_own_tick():
+    from graders.sweeps import numeric_tolerance_sweep
+
+    rows = pd.DataFrame({"refs": [("1",), ("2",)], "output": ["2.0000001", "3.5"]})
+    sweep = numeric_tolerance_sweep(rows, vary="abs_tol", abs_tol=1.0000001)
+    datasets = charts.tolerance_chart(sweep, 1.0000001).to_dict()["datasets"]
+    grid = max(datasets.values(), key=len)  # every tolerance of the sweep (the other: the configured one)
+    labels = [r["tick"] for r in grid]
+    assert "1" in labels and "1.0000001" in labels and len(labels) == len(set(labels))

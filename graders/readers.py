@@ -485,6 +485,14 @@ def _malformed_quote(text: str, sep: str) -> tuple[int, int, str] | None:
         start = reader.line_num + 1
 
 
+def _line_start(text: str, line: int) -> int:
+    """Where line ``line`` (1-based; CR LF, CR or LF ending each) of ``text`` starts."""
+    at = 0
+    for m, _ in zip(_LINE_END.finditer(text), range(line - 1)):
+        at = m.end()
+    return at
+
+
 def _check_quotes(data: bytes, skip: int, sep: str, fmt: str, lines_before: int) -> None:
     """Refuse a file with a quoted cell that has text after its closing quote, naming the
     line: read leniently, ``"Easy Returns" is the policy`` would lose its quotes, and an
@@ -496,7 +504,7 @@ def _check_quotes(data: bytes, skip: int, sep: str, fmt: str, lines_before: int)
     if found is None:
         return
     start, fault, message = found
-    line = text.splitlines()[start - 1] if start - 1 < len(text.splitlines()) else ""
+    line = next(iter(_lines_from(text, _line_start(text, start))), "").rstrip("\r\n")
     shown = line if len(line) <= 60 else line[:59] + "…"
     where = f"line {start + lines_before}" + (f" (to line {fault + lines_before})" if fault > start else "")
     if "expected after" in message:

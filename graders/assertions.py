@@ -1,11 +1,15 @@
 """Per-row assertions (promptfoo style) run as extra graders on their row (SPEC §5).
 
 An assertion is an object ``{"type": KIND, "value": ..., "threshold": ...}``. ``value``
-is the reference (a string, or a list for the ``-any`` / ``-all`` kinds, a schema for
-``json-schema``, a pattern for ``regex``); without one the row's expected answer is used.
-A ``not-`` prefix inverts pass and fail (not judged and errors stay). Kinds Gradeboard
-does not implement (``llm-rubric``, ``javascript``, ``similar``, ...) are reported by
-kind, never counted as passes.
+is the reference (a string, or a list for the ``-any`` / ``-all`` kinds, or for them a
+string of comma-separated values as promptfoo reads it; a schema for ``json-schema``, a
+pattern for ``regex``); without one the row's expected answer is used. A number value is
+its source spelling (``1e2`` stays ``1e2``); an object or array value of ``equals`` /
+``exact`` is compared with the output parsed as JSON (deep, strict: ``true`` is not ``1``).
+A ``not-`` prefix inverts pass and fail (not judged and errors stay); a continuous kind
+with a threshold keeps its score under ``not-`` (its verdict flips, its measurement does
+not). Kinds Gradeboard does not implement (``llm-rubric``, ``javascript``, ``similar``,
+...) are reported by kind, never counted as passes.
 """
 
 from __future__ import annotations
@@ -64,28 +68,77 @@ def plan(assertion: Mapping[str, Any], refs: tuple[str, ...]) -> tuple[str, dict
             params[key] = assertion[key]
     if "threshold" in assertion and "threshold" in spec.param_names:
         params["threshold"] = assertion["threshold"]
-    if kind == "is-json" and value is not None:
+    if kind == "is-json" and value not in (None, ""):  # "": no schema, a plain JSON check
         grader, kind = "json_schema", "json-schema"
     if grader == "regex":
-        if not isinstance(value, str) and not refs:  # no pattern at all: never the empty one, which matches anything
+        if value is None and not refs:  # no pattern at all: never the empty one, which matches anything
             raise NoPattern("no pattern: give the assertion a \"value\", or the row an expected answer")
-        params["pattern"] = value if isinstance(value, str) else refs[0]
+        if value is not None and not isinstance(value, str) and not _is_number(value):
+            raise NoPattern(f"the \"value\" of a regex assertion is a pattern string, not {_json_kind(value)}")
+        params["pattern"] = refs[0] if value is None else value_text(value)
         return grader, params, refs, invert, False
     if grader == "json_schema":
         params["schema"] = value if value is not None else (refs[0] if refs else "")
         return grader, params, refs, invert, False
     if value is not None:
         if isinstance(value, list):
-            refs = tuple(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in value)
-        elif isinstance(value, str):
-            refs = (value,)
+            refs = tuple(map(value_text, value))
+        elif isinstance(value, str) and kind.endswith(("-any", "-all")):
+            refs = tuple(v.strip() for v in value.split(","))  # promptfoo's comma-separated values
         else:
-            refs = (json.dumps(value, ensure_ascii=False),)
+            refs = (value_text(value),)
     if grader == "contains":
         params["require"] = "all" if kind.endswith("-all") else "any"
         if kind == "starts-with":
             params["at"] = "start"
     return grader, params, refs, invert, kind.startswith("icontains")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _json_kind(value: Any) -> str:
+    return {list: "an array", dict: "an object", bool: "true or false"}.get(type(value), type(value).__name__)
+
+
+def value_text(value: Any) -> str:
+    """An assertion value as the text it stands for: a string as it is, a number as spelled
+    in the source (``rows`` reads them so: ``spelling``), anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    spelling = getattr(value, "spelling", None)
+    if spelling is not None:
+        return spelling
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def strict_json_equal(a: Any, b: Any) -> bool:
+    """JSON values equal as JavaScript's deep strict equality sees parsed JSON: numbers by
+    value (1 equals 1.0), true never 1, objects regardless of key order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if _is_number(a) and _is_number(b):
+        return float(a) == float(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(strict_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(strict_json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def json_equals_grade(value: Any, output: str) -> Grade:
+    """``equals`` / ``exact`` with an object or array value: the output parsed as JSON and
+    compared deeply (``strict_json_equal``)."""
+    try:
+        parsed = json.loads(output)
+    except (ValueError, RecursionError):
+        return Grade("fail", False, 0.0, f"The output is not JSON, so it cannot equal the {_json_kind(value)[3:]} "
+                                         "value of the assertion.", None, {})
+    if strict_json_equal(value, parsed):
+        return Grade("pass", True, 1.0, "The output parsed as JSON deeply equals the assertion's value.", None, {})
+    return Grade("fail", False, 0.0, "The output parsed as JSON differs from the assertion's value "
+                                     f"({value_text(value)[:80]}).", None, {})
 
 
 def invert_grade(g: Grade) -> Grade:
@@ -111,6 +164,10 @@ def run_assertion(assertion: Mapping[str, Any], refs: tuple[str, ...], output: s
     except NoPattern as e:
         return error(f"assertion {kind!r}: {e}"), {"kind": kind, "grader": "regex"}
     meta: dict[str, Any] = {"kind": kind, "grader": grader}
+    value = assertion.get("value")
+    if split_kind(kind)[0] in ("equals", "exact") and isinstance(value, (dict, list)):
+        g = json_equals_grade(value, output)
+        return (invert_grade(g) if invert else g), {"kind": kind, "grader": "json"}
     try:
         resolved = resolve_params(grader, params)
     except ValueError as e:

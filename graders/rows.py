@@ -445,9 +445,26 @@ def _any_of(cell: str) -> tuple[tuple[str, ...] | None, str | None]:
     return tuple(value), None
 
 
+class _SpelledFloat(float):
+    """A JSON number of an assertion, with its source spelling (``spelling``): a value
+    ``1e2`` is the text 1e2, a threshold 0.5 still a number."""
+
+    def __new__(cls, text: str) -> "_SpelledFloat":
+        number = super().__new__(cls, text)
+        number.spelling = text
+        return number
+
+
+class _SpelledInt(int):
+    def __new__(cls, text: str) -> "_SpelledInt":
+        number = super().__new__(cls, text)
+        number.spelling = text
+        return number
+
+
 def _assertions(cell: str) -> tuple[tuple[dict, ...] | None, str | None]:
     try:
-        value = json.loads(cell)
+        value = json.loads(cell, parse_float=_SpelledFloat, parse_int=_SpelledInt)
     except (ValueError, RecursionError) as exc:
         return None, f"the assertions are not JSON ({_json_msg(exc)})"
     if value is None:

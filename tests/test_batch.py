@@ -149,6 +149,18 @@ def test_signature_in_metadata():
         ({"type": "llm-rubric", "value": "is polite"}, "Paris", "error"),
         ({"type": "not-llm-rubric", "value": "is polite"}, "Paris", "error"),
         ({"type": "numeric", "value": "1", "abs_tol": -1}, "1", "error"),  # a bad parameter
+        # from an audit, with promptfoo's semantics where SPEC is silent
+        ({"type": "regex", "value": 42}, "Paris", "fail"),  # the number is the pattern, not the expected
+        ({"type": "regex", "value": 42}, "a42", "pass"),
+        ({"type": "regex", "value": ["^P"]}, "Paris", "error"),  # a list is no pattern
+        ({"type": "contains-any", "value": "London, Paris"}, "Paris", "pass"),  # comma-separated
+        ({"type": "contains-all", "value": "Par,is"}, "Paris", "pass"),
+        ({"type": "icontains-all", "value": "PAR, xyz"}, "Paris", "fail"),
+        ({"type": "equals", "value": {"b": [True], "a": 1}}, '{"a": 1.0, "b": [true]}', "pass"),  # deep, strict
+        ({"type": "equals", "value": {"a": 1, "b": [1]}}, '{"a": 1.0, "b": [true]}', "fail"),
+        ({"type": "not-equals", "value": [1, 2]}, "[1, 2]", "fail"),
+        ({"type": "equals", "value": {"a": 1}}, "not json", "fail"),
+        ({"type": "is-json", "value": ""}, '{"a": 1}', "pass"),  # no schema: a plain JSON check
     ],
 )
 def test_assertion_kinds(assertion, output, status):
@@ -160,6 +172,23 @@ def test_assertion_kinds(assertion, output, status):
     assert row["status"] == status, row["explanation"]
     if status == "error":
         assert row["pass"] == "" and row["error"]
+
+
+def test_an_assertion_number_keeps_its_source_spelling(tmp_path):
+    """SPEC §5: JSON numbers keep their source spelling. 1e2 is the text 1e2 (not 100.0),
+    while a threshold stays a number."""
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(
+        '{"id": "1", "expected": "x", "output": "1e2", "assert": [{"type": "equals", "value": 1e2}]}\n'
+        '{"id": "2", "expected": "x", "output": "100", "assert": [{"type": "equals", "value": 1e2}]}\n'
+        '{"id": "3", "expected": "x", "output": "0.50", "assert": [{"type": "token-f1", "value": 0.50, "threshold": 0.5}]}\n',
+        encoding="utf-8")
+    run = score_file(path, RunConfig.from_dict({"graders": [{"name": "exact"}]}))
+    asserted = run.scored[run.scored["scorer"].str.startswith("assert:")]
+    assert asserted["status"].tolist() == ["pass", "fail", "pass"]
 
 
 @pytest.mark.parametrize("kind", ["regex", "not-regex"])

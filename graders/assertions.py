@@ -37,6 +37,10 @@ _GRADER_OF = {
 _PASSTHROUGH = ("pipeline", "read", "abs_tol", "rel_tol", "flags", "at", "normalize", "pre_parse", "timeout")
 
 
+# The "grader" of equals / exact with an object or array value (json_equals_grade).
+JSON_EQUALS = "json"
+
+
 class UnsupportedKind(Exception):
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
@@ -68,6 +72,8 @@ def plan(assertion: Mapping[str, Any], refs: tuple[str, ...]) -> tuple[str, dict
             params[key] = assertion[key]
     if "threshold" in assertion and "threshold" in spec.param_names:
         params["threshold"] = assertion["threshold"]
+    if kind in ("equals", "exact") and isinstance(value, (dict, list)):
+        return JSON_EQUALS, {}, refs, invert, False  # compared as parsed JSON (json_equals_grade)
     if kind == "is-json" and value not in (None, ""):  # "": no schema, a plain JSON check
         grader, kind = "json_schema", "json-schema"
     if grader == "regex":
@@ -164,10 +170,9 @@ def run_assertion(assertion: Mapping[str, Any], refs: tuple[str, ...], output: s
     except NoPattern as e:
         return error(f"assertion {kind!r}: {e}"), {"kind": kind, "grader": "regex"}
     meta: dict[str, Any] = {"kind": kind, "grader": grader}
-    value = assertion.get("value")
-    if split_kind(kind)[0] in ("equals", "exact") and isinstance(value, (dict, list)):
-        g = json_equals_grade(value, output)
-        return (invert_grade(g) if invert else g), {"kind": kind, "grader": "json"}
+    if grader == JSON_EQUALS:
+        g = json_equals_grade(assertion["value"], output)
+        return (invert_grade(g) if invert else g), meta
     try:
         resolved = resolve_params(grader, params)
     except ValueError as e:

@@ -42,6 +42,7 @@ import os
 import re
 import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress
 from operator import not_
@@ -236,6 +237,7 @@ _SPACES = re.compile(r"\s*")
 _NOT_SPACE = re.compile(r"\S")
 _NEWLINES = re.compile(r"[\r\n]*")
 _BLANK_LINES = re.compile(r"(?:[^\S\r\n]*(?:\r\n?|\n))*")  # whitespace-only ones too
+_JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
 
 
 def _blank_lines(text: str, sep: str) -> int:
@@ -248,7 +250,6 @@ def _blank_lines(text: str, sep: str) -> int:
         if sep in text[blank:end if end >= 0 else len(text)]:
             return blank
     return empty
-_JSONL_HINTS = (".jsonl", ".ndjson", ".jsonlines")
 
 
 def detect_format(data: bytes, name: str | None = None) -> str:
@@ -534,29 +535,34 @@ def _csv_error_message(msg: str, fmt: str) -> str:
     return f"malformed {kind}: {msg.replace('Error tokenizing data. C error: ', '').strip()}"
 
 
-def _first_record(text: str, start: int, sep: str) -> list[str]:
-    """The fields of the record at ``start`` (a cell may be of any length)."""
+@contextmanager
+def _cells_of_any_size() -> Iterator[None]:
+    """Python's csv module without its 131,072-character cell limit, for the block."""
     old = csv.field_size_limit()
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     try:
-        return next(csv.reader(_lines_from(text, start), delimiter=sep, quotechar='"'), [])
-    except csv.Error:  # malformed quoting: the reader says where
-        return []
+        yield
     finally:
         csv.field_size_limit(old)
+
+
+def _first_record(text: str, start: int, sep: str) -> list[str]:
+    """The fields of the record at ``start`` (a cell may be of any length)."""
+    with _cells_of_any_size():
+        try:
+            return next(csv.reader(_lines_from(text, start), delimiter=sep, quotechar='"'), [])
+        except csv.Error:  # malformed quoting: the reader says where
+            return []
 
 
 def _field_counts(text: str, sep: str) -> np.ndarray | None:
     """Fields per record (header included; 0 for a blank line), as the C parser splits them."""
-    old = csv.field_size_limit()
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True)
-        return np.fromiter(map(len, reader), dtype=np.int64)
-    except csv.Error:
-        return None
-    finally:
-        csv.field_size_limit(old)
+    with _cells_of_any_size():
+        try:
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True)
+            return np.fromiter(map(len, reader), dtype=np.int64)
+        except csv.Error:
+            return None
 
 
 # --------------------------------------------------------------------------- JSON

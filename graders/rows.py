@@ -445,21 +445,22 @@ def _any_of(cell: str) -> tuple[tuple[str, ...] | None, str | None]:
     return tuple(value), None
 
 
-class _SpelledFloat(float):
+class _Spelled:
     """A JSON number of an assertion, with its source spelling (``spelling``): a value
     ``1e2`` is the text 1e2, a threshold 0.5 still a number."""
 
-    def __new__(cls, text: str) -> "_SpelledFloat":
-        number = super().__new__(cls, text)
+    def __new__(cls, text: str):
+        number = super().__new__(cls, text)  # type: ignore[call-arg]
         number.spelling = text
         return number
 
 
-class _SpelledInt(int):
-    def __new__(cls, text: str) -> "_SpelledInt":
-        number = super().__new__(cls, text)
-        number.spelling = text
-        return number
+class _SpelledFloat(_Spelled, float):
+    pass
+
+
+class _SpelledInt(_Spelled, int):
+    pass
 
 
 def _assertions(cell: str) -> tuple[tuple[dict, ...] | None, str | None]:

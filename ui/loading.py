@@ -228,9 +228,10 @@ def carry_mapping(file: ResultsFile, key: str, required: tuple[str, ...] = ("id"
     """Once per loaded file, preselect ``mapping_widget(file, key)``'s boxes (call just before
     it): with the mapping another page made for this same file (``gb_mapping``) when it maps
     every role in ``required`` to a column the file has, else with the suggested mapping;
-    again whenever the boxes' state was dropped. ``mapping_widget`` alone resets its boxes to the suggested mapping the first time a
-    page draws them for a file, so a mapping chosen on another page would be lost there (and,
-    through ``gb_mapping``, on the pages visited next).
+    again whenever the boxes' state was dropped. ``mapping_widget`` alone resets its boxes
+    to the suggested mapping the first time a page draws them for a file, so a mapping
+    chosen on another page would be lost there (and, through ``gb_mapping``, on the pages
+    visited next).
 
     Session state: ``gb_carried_for_<key>``, the file hash the boxes were last seeded for.
     """

@@ -177,7 +177,7 @@ def tolerance_chart(sweep: pd.DataFrame, configured: float | None = None) -> alt
 def schema_violations(scored: pd.DataFrame, scorer: str = "json_schema") -> pd.DataFrame:
     """JSON Schema failures grouped by (JSON Pointer path, keyword): ``path, keyword,
     rows, share`` (share of the scorer's rows having that violation). Outputs that are not
-    JSON at all are one group, keyword ``(not JSON)``. A key's lone surrogate shows in its
+    JSON at all are one group, keyword ``(not JSON)``; the root (``""``) shows as ``(root)``. A key's lone surrogate shows in its
     path as ``\\ud800`` (the chart goes to the browser as UTF-8)."""
     part = scored.loc[scored["scorer"] == scorer, "details"]
     total = len(part)
@@ -193,7 +193,7 @@ def schema_violations(scored: pd.DataFrame, scorer: str = "json_schema") -> pd.D
         for key in seen:
             counter[key] = counter.get(key, 0) + 1
     frame = pd.DataFrame(
-        [{"path": encodable(p) or "/", "keyword": k, "rows": n, "share": n / total if total else 0.0} for (p, k), n in counter.items()],
+        [{"path": encodable(p) or "(root)", "keyword": k, "rows": n, "share": n / total if total else 0.0} for (p, k), n in counter.items()],
         columns=["path", "keyword", "rows", "share"],
     )
     return frame.sort_values(["rows", "path", "keyword"], ascending=[False, True, True], kind="stable").reset_index(drop=True)

@@ -408,13 +408,15 @@ def compact(value: Any, limit: int = 80) -> str:
 
 
 def pointer(path: Iterable[Any]) -> str:
-    """RFC 6901 JSON Pointer of a path (``~`` -> ``~0``, ``/`` -> ``~1``); the root shows as ``/``.
-
-    (RFC 6901 spells the root ``""``; ``/`` reads better in a table. A member named ``""``
-    of the root object is also ``/`` — the one ambiguity this leaves.)
-    """
+    """RFC 6901 JSON Pointer of a path (``~`` -> ``~0``, ``/`` -> ``~1``): the root is ``""``
+    and ``/`` is the root's member named ``""``. ``shown_pointer`` words it for a sentence."""
     parts = ["/" + str(p).replace("~", "~0").replace("/", "~1") for p in path]
-    return encodable("".join(parts)) if parts else "/"
+    return encodable("".join(parts))
+
+
+def shown_pointer(text: str) -> str:
+    """A JSON Pointer in a sentence ("at /a/0", "at the root"): the root's ``""`` as words."""
+    return text or "the root"
 
 
 def path_sort_key(path: Iterable[Any]) -> tuple[tuple[int, Any], ...]:

@@ -37,6 +37,7 @@ from .jsonparse import (
     pointer,
     shorten,
     shorten_middle,
+    shown_pointer,
     strip_fence,
     trim,
 )
@@ -327,7 +328,7 @@ def _validator_class(dialect: Dialect) -> type:
     stock_descend = cls.descend
 
     # jsonschema's descend drops the path of an error from a `false` subschema
-    # ({"properties": {"a": false}} reports "/" instead of "/a"); this keeps it.
+    # ({"properties": {"a": false}} reports the root instead of "/a"); this keeps it.
     def descend(self, instance, schema, path=None, schema_path=None, resolver=None):
         if schema is False:
             return _false_schema_errors(instance, path, schema_path)
@@ -456,7 +457,7 @@ def _compile_schema(schema: Any) -> Compiled:
         where = pointer(meta_error.absolute_path)
         message = encodable(shorten_middle(meta_error.message, MESSAGE_LIMIT))
         return Compiled(dialect, problem=error(
-            f"The schema is not a valid {dialect.label} schema: at {where}: {message}",
+            f"The schema is not a valid {dialect.label} schema: at {shown_pointer(where)}: {message}",
             **sig, schema_error={"location": where, "message": message},
         ))
 
@@ -560,7 +561,7 @@ def _violation(err: ValidationError) -> tuple[tuple, dict[str, str]]:
     if err.validator in ("anyOf", "oneOf") and err.context:
         best = js_exceptions.best_match(err.context)
         if best is not None:
-            message += f" (closest alternative: at {pointer(best.absolute_path)}: {best.message})"
+            message += f" (closest alternative: at {shown_pointer(pointer(best.absolute_path))}: {best.message})"
     keyword = "false" if err.validator is None else str(err.validator)
     v = {"path": pointer(path), "keyword": keyword, "message": encodable(shorten_middle(message, MESSAGE_LIMIT))}
     return (path_sort_key(path), keyword, v["message"]), v
@@ -636,7 +637,7 @@ def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...])
         note = " (format is an annotation here, not checked)" if compiled.uses_format else ""
         return verdict(True, f"The output is valid JSON and matches the schema ({dialect.label}){note}.",
                        **details, violations=[])
-    shown = "; ".join(f"at {v['path']} ({v['keyword']}): {v['message']}" for v in found[:MAX_SHOWN])
+    shown = "; ".join(f"at {shown_pointer(v['path'])} ({v['keyword']}): {v['message']}" for v in found[:MAX_SHOWN])
     counted = f"{count:,}" if count < MAX_COUNTED else f"at least {MAX_COUNTED:,}"
     more = f"; … and {count - MAX_SHOWN:,} more" if count > MAX_SHOWN else ""
     noun = "violation" if count == 1 else "violations"

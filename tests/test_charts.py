@@ -72,8 +72,8 @@ def test_schema_violations_group_by_path_and_keyword():
     v = charts.schema_violations(scored)
     assert v.to_dict("records") == [
         {"path": "/a", "keyword": "type", "rows": 2, "share": 0.5},
-        {"path": "/", "keyword": "(not JSON)", "rows": 1, "share": 0.25},
-        {"path": "/", "keyword": "required", "rows": 1, "share": 0.25},
+        {"path": "(root)", "keyword": "(not JSON)", "rows": 1, "share": 0.25},
+        {"path": "(root)", "keyword": "required", "rows": 1, "share": 0.25},
     ]
 
 

@@ -145,7 +145,7 @@ def test_json_equal(a, b, equal):
 
 @pytest.mark.parametrize(
     "path, ptr",
-    [((), "/"), (("a",), "/a"), (("a", 0, "b"), "/a/0/b"), (("a/b",), "/a~1b"), (("m~n",), "/m~0n"),
+    [((), ""), (("a",), "/a"), (("a", 0, "b"), "/a/0/b"), (("a/b",), "/a~1b"), (("m~n",), "/m~0n"),
      (("~/",), "/~0~1"), (("",), "/"), (("x", ""), "/x/")],
 )
 def test_pointer_rfc6901(path, ptr):
@@ -224,7 +224,7 @@ def test_every_violation_is_listed_with_pointer_keyword_message():
     assert g.status == "fail"
     got = [(v["path"], v["keyword"]) for v in g.details["violations"]]
     assert got == [
-        ("/", "required"),
+        ("", "required"),
         ("/a~1b", "type"),
         ("/items/1", "type"),
         ("/items/3", "type"),
@@ -233,7 +233,14 @@ def test_every_violation_is_listed_with_pointer_keyword_message():
     ]
     assert g.details["violation_count"] == 6
     assert "at /a~1b (type): 'x' is not of type 'integer'" in g.explanation
-    assert "at / (required): 'id' is a required property" in g.explanation
+    assert "at the root (required): 'id' is a required property" in g.explanation
+
+
+def test_the_root_and_a_member_named_empty_are_told_apart():
+    schema = {"properties": {"": {"type": "string"}}, "required": ["x"]}
+    g = schema_grade('{"": 1}', schema)
+    assert [(v["path"], v["keyword"]) for v in g.details["violations"]] == [("", "required"), ("/", "type")]
+    assert "at the root (required)" in g.explanation and "at / (type): 1 is not of type 'string'" in g.explanation
 
 
 def test_violations_match_jsonschema_itself():
@@ -245,10 +252,10 @@ def test_violations_match_jsonschema_itself():
 
 
 def test_false_subschema_keeps_its_path():
-    # jsonschema itself reports "/" for this; the grader reports where the value is.
+    # jsonschema itself reports the root for this; the grader reports where the value is.
     g = schema_grade('{"a": 1, "b": 2}', {"properties": {"a": False}})
     assert [(v["path"], v["keyword"]) for v in g.details["violations"]] == [("/a", "false")]
-    assert schema_grade("1", False).details["violations"][0]["path"] == "/"
+    assert schema_grade("1", False).details["violations"][0]["path"] == ""
     assert schema_grade("1", True).status == "pass"
 
 

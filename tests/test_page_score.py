@@ -626,3 +626,13 @@ def test_the_counts_headline_says_outputs_when_a_case_has_several(sample, words)
 
     run = score_file(SAMPLES / sample, RunConfig.from_dict({"graders": [{"name": "exact"}]}))
     assert views.scored_words(run.prepared.rows) == words
+
+
+@pytest.mark.parametrize("sample, line", [
+    ("returns_desk.csv", "All rows can be scored: 40 cases."),
+    ("returns_ab_wide.csv", "All rows can be scored: 80 outputs (40 cases, 2 systems)."),
+])
+def test_the_left_out_line_counts_what_the_headline_counts(sample, line):
+    at = start()
+    at.button(key=f"score_sample_{sample}").click().run()
+    assert line in [s.value for s in at.success]

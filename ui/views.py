@@ -88,16 +88,24 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
     return "\n".join(lines)
 
 
-def scored_words(rows: pd.DataFrame) -> str:
-    """What was scored, in bold: "40 cases scored" for one system without repeats; else
-    the outputs (one per case, system and repeat) with the cases and systems they are."""
+def outputs_words(rows: pd.DataFrame) -> str:
+    """What the rows are: "40 cases" for one system without repeats; else the outputs (one
+    per case, system and repeat) with the cases and systems they are, as in "80 outputs
+    (40 cases, 2 systems)"."""
     n = len(rows)
     systems = rows["system"].nunique()
     repeats = bool(rows["repeat"].ne("").any())
     if systems <= 1 and not repeats:
-        return f"**{count(n, 'case')} scored**"
+        return count(n, "case")
     parts = [count(rows["item"].nunique(), "case")] + ([count(systems, "system")] if systems > 1 else []) + (["with repeats"] if repeats else [])
-    return f"**{count(n, 'output')} scored** ({', '.join(parts)})"
+    return f"{count(n, 'output')} ({', '.join(parts)})"
+
+
+def scored_words(rows: pd.DataFrame) -> str:
+    """What was scored, in bold: "**40 cases scored**", or "**80 outputs scored** (40 cases,
+    2 systems)" (``outputs_words``)."""
+    what, _, rest = outputs_words(rows).partition(" (")
+    return f"**{what} scored**" + (f" ({rest}" if rest else "")
 
 
 def counts_section(view: Mapping[str, Any]) -> None:
@@ -431,11 +439,11 @@ def left_out_section(prepared: Any) -> None:
         st.error(prepared)
         return
     report = prepared.left_out.to_dict()
-    n = len(prepared.rows)
+    what = outputs_words(prepared.rows)
     if not report["total"]:
-        st.success(f"All rows can be scored: {n:,} cases.")
+        st.success(f"All rows can be scored: {what}.")
         return
-    st.warning(f"{count(report['total'], 'row')} left out; {count(n, 'case')} can be scored.")
+    st.warning(f"{count(report['total'], 'row')} left out; {what} can be scored.")
     st.dataframe(pd.DataFrame([
         {"reason": reason, "rows": r["count"], "first row numbers": ", ".join(map(str, r["rows"])),
          "notes": "; ".join(r["notes"][:3])}

@@ -21,7 +21,7 @@ from .result import Grade, not_judged, verdict
 
 READ = Param("read", "choice", "whole", choices=READ_MODES, help="the whole text, the first number or the last")
 ABS_TOL = Param("abs_tol", "tolerance", 0.0, help="absolute tolerance")
-REL_TOL = Param("rel_tol", "tolerance", 0.0, help="relative tolerance, times |expected|")
+REL_TOL = Param("rel_tol", "tolerance", 0.0, help="relative tolerance, a fraction of |expected|: 0.01 allows 1%")
 
 _MODE_WORDS = {"whole": "the whole text", "first": "the first number", "last": "the last number"}
 

@@ -74,6 +74,13 @@ def test_near_miss_codes_and_the_marked_difference(at):
     assert any("U+00A0 NO-BREAK SPACE" in c.value for c in at.caption)
 
 
+def test_the_relative_tolerance_reads_as_a_percentage(at):
+    example(at, "3.11 vs About 3.1 miles")
+    assert "= 1% of |expected|." in [c.value for c in at.caption]
+    at.number_input(key="gb_w_pg_numeric_rel_tol").set_value(1.0).run()  # typed "1" meaning 1%
+    assert "= 100% of |expected|. For 1%, enter 0.01." in [c.value for c in at.caption]
+
+
 def test_a_parameter_change_regrades(at):
     example(at, "3.11 vs About 3.1 miles")
     at.number_input(key="gb_w_pg_numeric_rel_tol").set_value(0.0).run()

@@ -98,6 +98,15 @@ def reset_params(prefix: str, name: str, values: Mapping[str, Any]) -> None:
 # --------------------------------------------------------------------------- one parameter
 
 
+def relative_tolerance_words(rel_tol: float) -> str:
+    """What a relative tolerance allows, as a percentage ("1% of |expected|"), with a word of
+    warning from 1 up, where a percentage was likely typed as the fraction."""
+    words = f"= {rel_tol * 100:g}% of |expected|."
+    if rel_tol >= 1:
+        words += f" For {rel_tol:g}%, enter {rel_tol / 100:g}."
+    return words
+
+
 def param_widget(prefix: str, name: str, p: Param) -> tuple[Any, str | None]:
     """Render the widget of one parameter; return (JSON-ready value, problem or None).
 
@@ -110,7 +119,10 @@ def param_widget(prefix: str, name: str, p: Param) -> tuple[Any, str | None]:
     if p.kind == "choice":
         return st.radio(label, list(p.choices), key=k, persist_state=PERSIST, horizontal=True, help=p.help or None), None
     if p.kind == "tolerance":
-        return st.number_input(label, min_value=0.0, step=0.01, format="%g", key=k, persist_state=PERSIST, help=p.help or None), None
+        value = st.number_input(label, min_value=0.0, step=0.01, format="%g", key=k, persist_state=PERSIST, help=p.help or None)
+        if p.name == "rel_tol" and value:
+            st.caption(relative_tolerance_words(value))
+        return value, None
     if p.kind == "seconds":
         return st.number_input(label, min_value=MIN_SECONDS, step=0.5, format="%g", key=k, persist_state=PERSIST,
                                help=p.help or None), None

@@ -159,6 +159,20 @@ def review_rows(comparison: Comparison, kind: str, grader: str, *, limit: int = 
     return out.loc[:, list(REVIEW_COLUMNS)].reset_index(drop=True), total
 
 
+def review_note(comparison: Comparison, kind: str, grader: str) -> str | None:
+    """Why review ``kind`` can show nothing on ``grader`` whatever the rows: a pass-or-fail
+    review of a continuous grader run without a threshold (no row passes or fails); else None."""
+    if kind not in ("a_fails_b_passes", "a_passes_b_fails") or grader == "overall" or get_spec(grader).binary:
+        return None
+    params = next((g for g in comparison.settings.get("graders", ()) if g.get("name") == grader), {})
+    if params.get("threshold") is not None:
+        return None
+    label = get_spec(grader).label
+    return (f"{label} has no threshold, so none of its rows passes or fails: give it one under Graders "
+            f"(“Pass or fail with a threshold”), or show “{REVIEW_LABELS['disagree']}” or "
+            f"“{REVIEW_LABELS['largest_drops']}” on it.")
+
+
 def pair_detail(comparison: Comparison, record_a: Any, record_b: Any) -> dict[str, Any]:
     """One pair, found by its source records (``record_a`` / ``record_b`` of a pairs or
     ``review_rows`` row; either may be missing for a case on one side only): ``expected``

@@ -36,7 +36,7 @@ from graders import compare_charts as charts
 from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
 from graders.compare_view import (
     REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
-    review_rows,
+    review_note, review_rows,
 )
 from graders.config import ConfigError, RunConfig
 from graders.rows import MappingError, Prepared
@@ -317,7 +317,10 @@ if drawable:
                         format_func=REVIEW_LABELS.get)
     rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get)
     rows, total = review_rows(comparison, kind, rmetric, limit=REVIEW_ROWS)
-    if total == 0:
+    note = review_note(comparison, kind, rmetric)
+    if note:
+        st.info(note)
+    elif total == 0:
         st.info(f"No rows to show on {labels[rmetric]}: “{REVIEW_LABELS[kind]}” matches none.")
     else:
         more = f"; the first {len(rows):,} are shown" if total > len(rows) else ""

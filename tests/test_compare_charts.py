@@ -13,7 +13,7 @@ import pytest
 
 from graders import compare_charts as cc
 from graders.compare import compare_file
-from graders.compare_view import REVIEWS, metric_table, pair_detail, pass_rate_url, review_rows
+from graders.compare_view import REVIEWS, metric_table, pair_detail, pass_rate_url, review_note, review_rows
 from graders.config import GraderConfig, RunConfig
 from graders.readers import read_results
 from graders.sensitivity import metric_frame
@@ -190,6 +190,17 @@ def test_review_rows_carry_both_outputs_and_the_expected(wide):
     assert total == 1 and list(drops["item"]) == ["3"]
     for kind in REVIEWS:
         review_rows(wide, kind, "token_f1")
+
+
+def test_a_pass_or_fail_review_of_a_grader_without_threshold_says_why_it_is_empty(wide):
+    assert review_note(wide, "a_fails_b_passes", "token_f1").startswith("Token F1 has no threshold")
+    assert review_rows(wide, "a_fails_b_passes", "token_f1")[1] == 0
+    for kind in ("disagree", "largest_drops"):
+        assert review_note(wide, kind, "token_f1") is None
+    assert review_note(wide, "a_fails_b_passes", "exact") is None
+    config = RunConfig({}, (GraderConfig.make("token_f1", {"threshold": 0.5}),), None)
+    thresholded = compare_file(read_results(WIDE), config, resamples=100)
+    assert review_note(thresholded, "a_passes_b_fails", "token_f1") is None
 
 
 def test_pair_detail(wide):

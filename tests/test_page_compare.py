@@ -122,6 +122,9 @@ def test_review_filters_sensitivity_choice_and_cache():
         no_trouble(at)
         assert any(m.value.startswith("#### Case ") for m in at.markdown)
     at.selectbox(key="gb_w_compare_review_metric").set_value("token_f1").run()
+    assert any(m.value.startswith("#### Case ") for m in at.markdown)  # largest drops still
+    at.selectbox(key="gb_w_compare_review_kind").set_value("a_passes_b_fails").run()
+    assert any(i.value.startswith("Token F1 has no threshold, so none of its rows passes or fails") for i in at.info)
     at.selectbox(key="gb_w_compare_chart_metric").set_value("token_f1").run()
     at.radio(key="gb_w_compare_ladder").set_value("selected").run()
     no_trouble(at)

@@ -38,7 +38,9 @@ from graders.compare_view import (
     REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
     review_note, review_rows,
 )
+from graders import GRADER_NAMES
 from graders.config import ConfigError, RunConfig
+from graders.registry import REGISTRY
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
 from ui import display, graders_form, in_app, loading, scoring, views
@@ -47,7 +49,8 @@ from ui.detail import row_detail
 in_app()
 
 PREFIX = "compare"
-DEFAULT_GRADERS = ("exact", "normalized", "contains", "token_f1")
+# Every metric that runs without a setting of its own (regex needs a pattern, JSON Schema a schema).
+DEFAULT_GRADERS = tuple(n for n in GRADER_NAMES if not any(p.required for p in REGISTRY[n].params))
 REVIEW_ROWS = 1000
 PERSIST = graders_form.PERSIST  # this page's gb_w_ widgets keep their values across pages
 # Large files are scored in the Score page's worker processes, forked from its forkserver

@@ -2,16 +2,16 @@
 
 import streamlit as st
 
-from ui import graders_form, in_app, loading, scoring, views
+from ui import graders_form, in_app, loading, page_link, scoring, views
 
 in_app()
 
 st.title("Score a file")
 st.caption(
     "Load a results file, pick code graders, and get pass, fail and near-miss counts for each grader. "
-    "For each failing row the near-miss probe names the formatting step that would make it pass. "
-    "To try one pair first, use the grader playground."
+    "For each failing row the near-miss probe names the formatting step that would make it pass."
 )
+page_link("pages/playground.py", "To try one pair first, use the grader playground", "playground")
 
 file = loading.load_file_widget("score", default_sample="returns_desk.csv")
 if file is None:
@@ -25,6 +25,7 @@ with st.expander("Column mapping (the suggested column is preselected for each r
 st.caption(loading.mapping_words(mapping))
 prepared = scoring.prepared_for(file, mapping, graders_form.needs_expected("score"))
 views.left_out_section(prepared)
+views.compare_pointer(prepared)
 
 st.header("Graders")
 config, problems = graders_form.graders_form("score", mapping)

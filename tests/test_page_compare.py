@@ -65,7 +65,9 @@ def test_wide_sample_main_path():
     no_trouble(at)
     assert any("Wide file: **A** = column `output`, **B** = column `output_b`" in m.value for m in at.markdown)
     table = metric_table(at).set_index("Metric")
-    assert list(table.index) == ["Exact match", "Normalized match", "Contains", "Token F1"]
+    # every metric that runs without a setting of its own (seed 004: "on every metric")
+    assert list(table.index) == ["Exact match", "Normalized match", "Contains", "Numeric", "Valid JSON", "JSON fields",
+                                 "Token F1", "BLEU", "ROUGE-L", "chrF"]
     exact = table.loc["Exact match"]
     assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (40, 4, 15, 21)
     assert exact["Mean A"] == pytest.approx(0.2) and exact["Mean B"] == pytest.approx(0.475)
@@ -113,8 +115,11 @@ def test_same_version_twice_is_one_error():
     assert not at.exception
 
 
+FOUR = ["exact", "normalized", "contains", "token_f1"]
+
+
 def test_review_filters_sensitivity_choice_and_cache():
-    at = page(gb_w_compare_seed=11).run()
+    at = page(gb_w_compare_seed=11, gb_w_compare_graders=FOUR).run()
     no_trouble(at)
     ran = at.session_state["gb_compare_count"]
     for kind in ("a_fails_b_passes", "disagree", "largest_drops"):
@@ -137,7 +142,7 @@ def test_review_filters_sensitivity_choice_and_cache():
 
 
 def test_overall_row_and_a_grader_added():
-    at = page(gb_w_compare_seed=21).run()
+    at = page(gb_w_compare_seed=21, gb_w_compare_graders=FOUR).run()
     at.multiselect(key="gb_w_compare_graders").select("numeric")
     at.radio(key="gb_w_compare_overall").set_value("any").run()
     no_trouble(at)

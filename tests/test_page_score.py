@@ -636,3 +636,18 @@ def test_the_left_out_line_counts_what_the_headline_counts(sample, line):
     at = start()
     at.button(key=f"score_sample_{sample}").click().run()
     assert line in [s.value for s in at.success]
+
+
+def test_a_file_of_several_systems_points_to_the_compare_page():
+    at = start()
+    assert not any("systems" in i.value for i in at.info)  # one system: no pointer
+    assert page_links(at) == [("playground", "To try one pair first, use the grader playground")]
+    at.button(key="score_sample_returns_ab_wide.csv").click().run()
+    assert any(i.value.startswith("This file has 2 systems (`output`, `output_b`). The counts below are per system")
+               for i in at.info)
+    assert ("compare", "Compare A and B") in page_links(at)
+
+
+def page_links(at: AppTest) -> list[tuple[str, str]]:
+    """(page, label) of each st.page_link (AppTest has no accessor of its own for them)."""
+    return [(e.proto.page, e.proto.label) for e in at.main if getattr(e, "type", None) == "page_link"]

@@ -15,6 +15,19 @@ def count(n: int, word: str, words: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
+def page_link(path: str, label: str, url: str) -> None:
+    """A link to another page of the app (``path`` as app.py names it) that keeps the
+    session, so the loaded file goes along (``st.page_link``); where the page runs outside
+    app.py's navigation (AppTest runs one page), a Markdown link to its address ``url``."""
+    import streamlit as st
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    try:
+        st.page_link(path, label=label, icon=":material/arrow_forward:")
+    except StreamlitPageNotFoundError:
+        st.markdown(f"[{label}]({url})")
+
+
 def in_app() -> None:
     """Every page's first call: the page runs inside app.py's navigation. Until some
     session has run app.py's ``st.navigation``, Streamlit runs a script from the

@@ -24,7 +24,7 @@ from graders.batch import explain_rows, scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
-from . import count, display
+from . import count, display, page_link
 from .loading import read_flags
 from .detail import row_detail
 
@@ -431,6 +431,20 @@ def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
     flags = read_flags(view["run"].file) + (" --include-output" if include else "")
     st.caption(f"The configuration reproduces this run: `gradeboard score FILE{flags} --config gradeboard.config.json "
                "--out scored.csv --summary summary.json`.")
+
+
+def compare_pointer(prepared: Any) -> None:
+    """Where a file has several systems (a wide file's output columns, a long file's
+    versions): the counts here are per system; the Compare page pairs them."""
+    if isinstance(prepared, str):
+        return
+    systems = list(dict.fromkeys(prepared.rows["system"]))
+    if len(systems) < 2:
+        return
+    names = ", ".join(display.code(s) for s in systems[:4]) + (", …" if len(systems) > 4 else "")
+    st.info(f"This file has {len(systems)} systems ({names}). The counts below are per system; "
+            "Compare A and B pairs two of them case by case: wins, losses, ties and how sure the difference is.")
+    page_link("pages/compare.py", "Compare A and B", "compare")
 
 
 def left_out_section(prepared: Any) -> None:

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from graders import cli
 from graders.batch import scored_csv_bytes
+from ui import loading
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_data"
@@ -166,6 +167,37 @@ def test_upload_paste_and_mapping_with_the_left_out_report():
     assert at.session_state["gb_file_name"] == "pasted rows"
     assert any("2 rows" in m.value for m in at.markdown)
     assert at.selectbox(key="gb_w_score_map_expected").value == "expected"
+
+
+@pytest.mark.parametrize("text, rows", [
+    ("Canberra\tCanberra is the capital\nParis\tParis\nRome\trome\n", 3),
+    ("Canberra\tCanberra is the capital", 1),  # one line: a row, not a header without records
+])
+def test_two_pasted_tab_separated_columns_are_expected_and_output(text, rows):
+    """Seed 004: "Paste rows … as JSONL, a JSON array, CSV or two tab-separated columns"."""
+    at = start()
+    at.text_area(key="score_paste").input(text)
+    at.button(key="score_paste_go").click().run()
+    assert not at.exception and errors(at) == []
+    assert any(f"{rows} row" in m.value for m in at.markdown)
+    assert at.checkbox(key="score_paste_no_header").value is True
+    assert loading.TWO_COLUMNS in [c.value for c in at.caption]
+    assert (at.selectbox(key="gb_w_score_map_expected").value, at.selectbox(key="gb_w_score_map_output").value) == (
+        "expected", "output")
+    assert view(at)["summary"]["graders"]["exact"]["graded"] == rows
+    # unticked and read again: the first line is the header, as asked
+    at.checkbox(key="score_paste_no_header").uncheck().run()
+    at.button(key="score_paste_go").click().run()
+    assert at.checkbox(key="score_paste_no_header").value is False
+    assert loading.TWO_COLUMNS not in [c.value for c in at.caption]
+
+
+def test_pasted_tab_separated_rows_under_a_known_header_keep_it():
+    at = start()
+    at.text_area(key="score_paste").input("expected\toutput\nParis\tParis\n")
+    at.button(key="score_paste_go").click().run()
+    assert at.checkbox(key="score_paste_no_header").value is False
+    assert any("1 row," in m.value for m in at.markdown)
 
 
 def test_dotted_columns_are_offered_in_the_mapping():
@@ -341,12 +373,14 @@ def test_pasted_rows_without_a_header_or_ids_are_scored(tmp_path):
 
 
 def test_pasted_rows_read_with_a_header_by_mistake_hint_at_the_box():
+    """Comma-separated rows keep their first line as the header (a comma is common in text);
+    two tab-separated columns are read without one (above)."""
     at = start()
-    at.text_area(key="score_paste").input("Canberra\tCanberra is the capital\n3.11\tAbout 3.1 miles\n")
+    at.text_area(key="score_paste").input("Canberra,Canberra is the capital\n3.11,About 3.1 miles\n")
     at.button(key="score_paste_go").click().run()
     assert not at.exception
     assert any("tick “No header row”" in c.value for c in at.caption)
-    at.text_area(key="score_paste").input("Canberra\tCanberra is the capital\n")  # one row: no records
+    at.text_area(key="score_paste").input("Canberra,Canberra is the capital\n")  # one row: no records
     at.button(key="score_paste_go").click().run()
     assert errors(at) == ["Could not read pasted rows: no rows: the file has a header and no records. "
                           "If its first line is a row, tick “No header row”."]

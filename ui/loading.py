@@ -109,6 +109,38 @@ def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: boo
     return file
 
 
+TWO_COLUMNS = ("Read as two tab-separated columns without a header, expected then output: the first line "
+               "names no known column. To read it as the header, untick “No header row” and read again.")
+
+
+def _read_pasted(key: str) -> None:
+    """The “Read pasted rows” button (a callback: it may tick the box above it). Two
+    tab-separated columns whose first line names no known column (a spreadsheet's two
+    columns copied without their header, seed 004) are read without a header, as expected
+    and output, and the box is ticked to say so; once per text, so that unticking it and
+    reading again takes the first line as the header."""
+    ss = st.session_state
+    text = ss.get(f"{key}_paste") or ""
+    if not text.strip():
+        ss["gb_file_error"] = "Nothing to read: paste some rows first."
+        return
+    data = text.encode("utf-8")
+    no_header = bool(ss.get(f"{key}_paste_no_header"))
+    file = load_bytes(data, PASTED, header=not no_header)
+    if no_header or ss.get("gb_paste_headerless_seen") == _hash(data):
+        return
+    if file is None:  # one line: a header without records, or a row
+        first = text.strip("\r\n").split("\n")
+        names = first[0].rstrip("\r").split("\t") if len(first) == 1 else []
+    else:
+        names = list(file.columns) if file.format == "tsv" else []
+    if len(names) == 2 and not any(suggest_mapping(names).values()):
+        ss["gb_paste_headerless_seen"] = _hash(data)
+        if load_bytes(data, PASTED, header=False) is not None:
+            ss[f"{key}_paste_no_header"] = True
+            ss["gb_paste_headerless_for"] = ss["gb_file_hash"]
+
+
 def read_flags(file: ResultsFile) -> str:
     """The command line's flags that read the loaded file as the page did: ``--no-header``
     for a file read without a header row, and ``--format`` for pasted rows (the file they
@@ -148,13 +180,12 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
             ss["gb_upload_seen"] = (up.file_id, no_header)
             load_bytes(up.getvalue(), up.name, header=not no_header)
     with paste_tab:
-        text = st.text_area("Rows (CSV or TSV, JSON lines or JSON)", key=f"{key}_paste", height=150)
-        no_header = st.checkbox(NO_HEADER, key=f"{key}_paste_no_header")
-        if st.button("Read pasted rows", key=f"{key}_paste_go"):
-            if text.strip():
-                load_bytes(text.encode("utf-8"), PASTED, header=not no_header)
-            else:
-                ss["gb_file_error"] = "Nothing to read: paste some rows first."
+        st.text_area("Rows (CSV or TSV with a header, two tab-separated columns, JSON lines or JSON)",
+                     key=f"{key}_paste", height=150)
+        st.checkbox(NO_HEADER, key=f"{key}_paste_no_header")
+        st.button("Read pasted rows", key=f"{key}_paste_go", on_click=_read_pasted, args=(key,))
+        if ss.get("gb_file_name") == PASTED and ss.get("gb_paste_headerless_for") == ss.get("gb_file_hash"):
+            st.caption(TWO_COLUMNS)
 
     if ss.get("gb_file_error"):
         st.error(ss["gb_file_error"])

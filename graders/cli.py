@@ -22,6 +22,7 @@ from typing import Any, Iterator, NoReturn, Sequence, TextIO
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
+MAX_RESAMPLES = 1_000_000  # more changes no figure worth reading, and a typo's extra digits run for hours
 
 
 class BadInput(Exception):
@@ -91,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     common(c, "the comparison CSV (one row per case and grader)")
     c.add_argument("--a", dest="version_a", help="version used as A (long files)")
     c.add_argument("--b", dest="version_b", help="version used as B (long files)")
-    c.add_argument("--resamples", type=int, default=2000, help=f"bootstrap resamples, at least {MIN_RESAMPLES} (default 2000)")
+    c.add_argument("--resamples", type=int, default=2000, help=f"bootstrap resamples, {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,} (default 2000)")
     c.add_argument("--seed", type=int, default=0, help="bootstrap seed, a whole number >= 0 (default 0)")
     c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER",
                    help="exit 1 when A is worse than B on GRADER: the whole 95%% interval of A - B below 0 "
@@ -349,8 +350,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import CompareError, compare_file, write_comparison
 
-    if args.resamples < MIN_RESAMPLES:
-        raise BadInput(f"--resamples takes a whole number >= {MIN_RESAMPLES}, not {args.resamples}")
+    if not MIN_RESAMPLES <= args.resamples <= MAX_RESAMPLES:
+        raise BadInput(f"--resamples takes a whole number from {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,}, not {args.resamples}")
     if args.seed < 0:
         raise BadInput(f"--seed takes a whole number >= 0, not {args.seed}")
     to_stderr = _report_to_stderr(args)

@@ -348,7 +348,8 @@ def compare_scored(
     unpaired = _unpaired(rows, a, b, source)
     if unpaired["pairs"] == 0:
         on = "the same row" if source == "wide" else "(id, repeat)"
-        raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair on {on}")
+        raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair "
+                           f"on {on}{_left_out_phrase(prepared)}")
     # Repeats: resample whole cases (a cluster bootstrap).
     metrics_in: dict[str, dict[str, Any]] = {}
     keys: dict[str, np.ndarray] = {}

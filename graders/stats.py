@@ -7,7 +7,8 @@ Every difference is A minus B, over the pairs where both sides have a score.
 * ``mcnemar_exact``         exact McNemar test on the discordant pairs
 * ``paired_bootstrap``      percentile bootstrap interval of the mean difference,
                             resampling cases, or whole cases with their repeats
-* ``sign_flip_test``        paired randomization test ("A and B are interchangeable")
+* ``sign_flip_test``        paired randomization test ("A and B are interchangeable"),
+                            exact for whole-number differences
 * ``sign_flip_bound``       Hoeffding's bound on its p-value, where random flips cannot reach
 * ``holm_adjust``           Holm's step-down adjustment across the metrics on screen
 * ``min_detectable_difference``, ``mcnemar_mdd``   what this n detects with 80% power
@@ -449,6 +450,51 @@ def _sign_flip_exact(unit_sums: np.ndarray) -> float:
     return float(np.mean(np.abs(flipped) >= abs(s.sum()) - _tolerance(s)))
 
 
+# The exact null distribution of whole-number unit sums is built by convolution while the
+# work (multiply-adds) stays under this; beyond it the flips are drawn at random.
+_EXACT_CONVOLUTION_WORK = 100_000_000
+
+
+def _log_binomial_pmf(k: int) -> np.ndarray:
+    """log P(j heads in k fair tosses), j = 0..k, from log factorials (no overflow)."""
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, k + 1, dtype=float)))])
+    return log_fact[k] - log_fact - log_fact[::-1] - k * math.log(2.0)
+
+
+def _sign_flip_exact_whole(unit_sums: np.ndarray) -> float | None:
+    """The exact two-sided sign-flip p-value of whole-number unit sums (a pass-or-fail
+    grader's: each case's passes of A minus B over its repeats), or None when the
+    convolution would cost more than ``_EXACT_CONVOLUTION_WORK``.
+
+    With random signs, sum e_i s_i = 2X - S, S = sum |s_i| and X the sum of a random half of
+    the |s_i|; units of the same size v contribute v times a Binomial(k, 1/2), and the
+    distribution of X is their convolution. p = P(|2X - S| >= |sum s_i|), summed from the
+    tail (no cancellation; a tail past what a float holds is 0, which ``P_FLOOR``
+    catches). Without repeats (every |s_i| = 1) it is McNemar's exact test."""
+    sizes, counts = np.unique(np.abs(unit_sums[unit_sums != 0]).astype(np.int64), return_counts=True)
+    if not len(sizes):
+        return 1.0
+    total = int(sizes @ counts)
+    work, length = 0, 1
+    for v, k in zip(sizes.tolist(), counts.tolist()):
+        work += length * (k + 1)
+        length += v * k
+    if work > _EXACT_CONVOLUTION_WORK:
+        return None
+    pmf = np.ones(1)
+    for v, k in zip(sizes.tolist(), counts.tolist()):
+        part = np.zeros(v * k + 1)
+        part[::v] = np.exp(_log_binomial_pmf(k))
+        pmf = np.convolve(pmf, part)
+    observed = abs(int(round(float(unit_sums.sum()))))
+    extreme = np.abs(2 * np.arange(total + 1) - total) >= observed
+    return min(1.0, float(pmf[extreme].sum()))
+
+
+def _is_whole(unit_sums: np.ndarray) -> bool:
+    return bool(np.all(np.isfinite(unit_sums)) and np.all(unit_sums == np.round(unit_sums)))
+
+
 def _sign_flip_monte_carlo(sums: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """(k,) Monte Carlo p-values for the (k, G) unit sums, one set of flips for all k."""
     columns = np.ascontiguousarray(sums, dtype=float)
@@ -487,10 +533,13 @@ def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int) -> list[tupl
     out: list[tuple[float, str] | None] = [None] * len(sums)
     monte_carlo = []
     for j, s in enumerate(sums):
-        if np.count_nonzero(s) <= _EXACT_FLIP_UNITS:
-            out[j] = (_sign_flip_exact(s), "exact")
-        else:
+        exact = _sign_flip_exact_whole(s) if _is_whole(s) else None
+        if exact is None and np.count_nonzero(s) <= _EXACT_FLIP_UNITS:
+            exact = _sign_flip_exact(s)
+        if exact is None:
             monte_carlo.append(j)
+        else:
+            out[j] = (exact, "exact")
     if monte_carlo:
         for j, p in zip(monte_carlo, _sign_flip_monte_carlo(sums[monte_carlo], resamples, seed)):
             bound = sign_flip_bound(sums[j])
@@ -508,8 +557,9 @@ def sign_flip_test(
 
     Under the null each case's difference (with ``clusters``, each case's summed
     difference over its repeats) is as likely to have either sign; the statistic is
-    |sum of differences|. Exact over all 2**m sign patterns when at most 16 cases have a
-    nonzero difference; otherwise Monte Carlo over ``resamples`` random flips (draws:
+    |sum of differences|. Exact when every case's difference is a whole number (pass-or-fail
+    graders: by convolution, ``_sign_flip_exact_whole``, within ``_EXACT_CONVOLUTION_WORK``)
+    or at most 16 cases have a nonzero difference (all 2**m sign patterns); otherwise Monte Carlo over ``resamples`` random flips (draws:
     ``sign_flip_bits``) with p = (1 + #{as extreme}) / (1 + resamples), never 0
     (Phipson & Smyth 2010; sacrebleu's paired approximate randomization), or Hoeffding's
     bound (``sign_flip_bound``) where that is lower: the flips cannot show a p below

@@ -115,6 +115,9 @@ def test_seeded_and_deterministic():
          "unknown version 'v2'; the file has: v1, \"v\\r2\", v3"),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,a,\n", {}, 'no case appears in both v1 and ""'),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,,v2\n", {}, "only one version (v1) (1 row left out: no output 1)"),
+        # every B output empty: the left-out rows are why nothing pairs
+        (b"id,expected,output,output_b\n1,a,a,\n2,b,b,\n", {},
+         "no case appears in both output and output_b: nothing to pair on the same row (2 rows left out: no output 2)"),
         # output_b alone (no output column): no "None" side
         (b"id,expected,output_b\n1,a,a\n", {}, "a wide file needs an output column for A beside 'output_b' for B"),
     ],
@@ -196,9 +199,10 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--resamples", "0"], "--resamples takes a whole number >= 100, not 0"),
-        (["--resamples", "-5"], "--resamples takes a whole number >= 100, not -5"),
-        (["--resamples", "1"], "--resamples takes a whole number >= 100, not 1"),
+        (["--resamples", "0"], "--resamples takes a whole number from 100 to 1,000,000, not 0"),
+        (["--resamples", "-5"], "--resamples takes a whole number from 100 to 1,000,000, not -5"),
+        (["--resamples", "1"], "--resamples takes a whole number from 100 to 1,000,000, not 1"),
+        (["--resamples", "100000000000"], "--resamples takes a whole number from 100 to 1,000,000, not 100000000000"),
         (["--seed", "-1"], "--seed takes a whole number >= 0, not -1"),
         (["--grader", "nosuch"], "argument --grader: invalid choice: 'nosuch'"),
         (["--resamples", "x"], "argument --resamples: invalid int value: 'x'"),

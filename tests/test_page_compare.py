@@ -228,6 +228,19 @@ def test_the_offered_command_takes_a_version_that_starts_with_a_dash(tmp_path):
     assert cli.main(["compare", str(tmp_path / "dash.jsonl"), "--a=-base", "--b=new", "--out", str(tmp_path / "c.csv")]) == 0
 
 
+def test_the_offered_command_names_an_empty_version(tmp_path):
+    """Version A "" is a version: the command says --a='' (it left --a and --b out, and the
+    command line then took the file's versions in its own order: the comparison reversed)."""
+    rows = [{"id": i, "version": v, "expected": "a", "output": "a" if (i + (v == "v1")) % 3 else "b"}
+            for i in range(6) for v in ("", "v1")]
+    data = "\n".join(json.dumps(r) for r in rows).encode() + b"\n"
+    at = inject(data, name="empty.jsonl").run()
+    no_trouble(at)
+    assert at.selectbox(key="gb_w_compare_side_a").value == ""
+    caption = next(c.value for c in at.caption if "gradeboard compare FILE" in c.value)
+    assert "--a='' --b=v1" in caption
+
+
 def test_with_repeats_the_page_says_the_pass_rate_intervals_count_rows():
     at = inject((ROOT / "sample_data" / "returns_ab_long.jsonl").read_bytes(), name="returns_ab_long.jsonl").run()
     no_trouble(at)

@@ -8,8 +8,10 @@ simulations with a known truth.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders import stats
+from graders.compare import compare_file
+from graders.config import RunConfig
+from graders.readers import read_results
 from graders.stats import (
     PairedSummary,
     holm_adjust,
@@ -33,6 +38,7 @@ from graders.stats import (
     wilson_interval,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 Z975 = 1.959963984540054  # Phi^-1(0.975)
 Z80 = 0.8416212335729143  # Phi^-1(0.8)
 
@@ -442,13 +448,52 @@ def test_sign_flip_monte_carlo_equals_a_plain_loop(shift):
 
 
 def test_sign_flip_monte_carlo_never_gives_zero():
-    """100 cases all one way: no random flip is as extreme, and 999 flips can show no p
-    below 1/1000; Hoeffding's bound, 2 exp(-100/2), is lower, and never below the exact
-    2 / 2**100."""
-    p = sign_flip_test(np.full(100, 1.0), resamples=999)
+    """100 cases all one way (differences of 0.5, not whole numbers: drawn at random): no
+    random flip is as extreme, and 999 flips can show no p below 1/1000; Hoeffding's bound,
+    2 exp(-50), is lower, and never below the exact 2 / 2**100."""
+    p = sign_flip_test(np.full(100, 0.5), resamples=999)
     assert p == pytest.approx(2 * math.exp(-50), rel=1e-12) and 2 / 2**100 <= p < 1 / 1000
+    assert sign_flip_test(np.full(100, 0.25), resamples=999, clusters=np.arange(100) // 2) == pytest.approx(
+        2 * math.exp(-25), rel=1e-12)  # 50 cases of sum 0.5: t = 25, sum of squares 12.5
+    # Whole-number differences (a pass-or-fail grader's) are exact however many: 2 / 2**100,
+    # and with two repeats per case 2 / 2**50.
+    assert sign_flip_test(np.full(100, 1.0), resamples=999) == pytest.approx(2 / 2**100, rel=1e-12)
     assert sign_flip_test(np.full(100, 1.0), resamples=999, clusters=np.arange(100) // 2) == pytest.approx(
-        2 * math.exp(-25), rel=1e-12)  # 50 cases of sum 2: t = 100, sum of squares 200
+        2 / 2**50, rel=1e-12)
+
+
+def enumerated_sign_flip(sums: list[int]) -> float:
+    """The two-sided sign-flip p by listing every sign pattern (the definition)."""
+    s = [v for v in sums if v]
+    hits = sum(abs(sum(e * v for e, v in zip(signs, s))) >= abs(sum(s))
+               for signs in itertools.product((1, -1), repeat=len(s)))
+    return hits / 2 ** len(s)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-4, 4), min_size=1, max_size=14))
+def test_whole_number_sign_flip_by_convolution_is_the_enumeration(sums):
+    """Past 16 nonzero cases the convolution is the only exact route for whole-number sums;
+    here, where both run, it is the enumeration of every sign pattern."""
+    from graders.stats import _sign_flip_exact_whole
+
+    assert _sign_flip_exact_whole(np.array(sums, dtype=float)) == pytest.approx(enumerated_sign_flip(sums), rel=1e-12)
+
+
+@pytest.mark.parametrize("b, c", [(1, 0), (5, 20), (100, 150), (900, 1000), (30, 0)])
+def test_whole_number_sign_flip_without_repeats_is_mcnemar(b, c):
+    p = sign_flip_test(np.array([1.0] * b + [-1.0] * c), resamples=99)
+    assert p == pytest.approx(mcnemar_exact(b, c), rel=1e-9)
+
+
+def test_pass_or_fail_with_repeats_is_exact_past_sixteen_cases():
+    """The long sample's exact match: 27 of 40 cases differ; the p is exact (whole-number
+    counts over the 2**27 sign patterns give 0.0113834...), not 2,000 random flips' estimate."""
+    config = RunConfig.from_dict({"graders": [{"name": "exact"}]})
+    c = compare_file(read_results(ROOT / "sample_data" / "returns_ab_long.jsonl"), config, resamples=2000)
+    s = c.metrics["exact"].stats
+    assert s.clustered and s.p_method == "cluster sign-flip, exact"
+    assert s.p_value == pytest.approx(0.011383429169654846, rel=1e-12)
 
 
 @settings(max_examples=300, deadline=None)
@@ -462,18 +507,22 @@ def test_sign_flip_bound_is_never_below_the_exact_p(sums):
 
 
 def test_few_resamples_do_not_turn_a_large_change_into_noise():
-    """Six metrics, a 60-point drop over 300 cases of 2 repeats, 100 resamples: random flips
+    """Six metrics, a large drop over 300 cases of 2 repeats, 100 resamples: random flips
     show no p below 1/101, which Holm's adjustment over six would lift past 0.05; the
-    bound shows the change for what it is."""
+    bound shows the change for what it is (scores of 0.95 make the case sums fractional:
+    whole-number sums are exact instead, as the last lines check)."""
     rng = np.random.default_rng(5)
     a = (rng.random(600) < 0.3).astype(float)
-    b = (rng.random(600) < 0.9).astype(float)
+    b = (rng.random(600) < 0.9) * 0.95
     clusters = np.arange(600) // 2
     metrics = {f"m{k}": dict(score_a=a, score_b=b) for k in range(6)}
     got = summarize_pairs(metrics, clusters=clusters, resamples=100, seed=0)
     adjusted = holm_adjust([s.p_value for s in got.values()])
     assert all(p < 1e-20 for p in adjusted)
     assert all(s.p_method.startswith("cluster sign-flip, Hoeffding's bound") for s in got.values())
+    whole = summarize_pairs({"m": dict(score_a=a, score_b=(b > 0).astype(float))}, clusters=clusters,
+                            resamples=100, seed=0)["m"]
+    assert whole.p_method == "cluster sign-flip, exact" and whole.p_value < 1e-20
     assert verdict_words(got["m0"], adjusted[0]).endswith("unlikely to be noise (Holm p < 0.001). "
                                                           "Each case's repeats were resampled together (300 cases, 600 rows).")
 

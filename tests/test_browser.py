@@ -254,6 +254,9 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             heading = page.locator("h4").filter(has_text="Case ")
             expect(heading).to_be_visible(timeout=30_000)
             expect(page.locator("mark").first).to_be_visible()
+            # The texts keep their spaces and line breaks, and the marked character has width.
+            assert page.locator(".gb-text").first.evaluate("e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+            assert page.locator(".gb-text mark").first.bounding_box()["width"] > 0
             _shot(page, "score_detail")
 
             # Download the scored CSV and check it.
@@ -279,6 +282,15 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
                     expect(page.get_by_text(marker).first).to_be_visible(timeout=60_000)
                 _settle(page)
                 _shot(page, name)
+                if name == "playground":  # a doubled space is seen, and marked where it starts
+                    page.locator(".st-key-gb_w_pg_expected textarea").fill("store credit")
+                    page.locator(".st-key-gb_w_pg_output textarea").fill("store  credit")
+                    page.locator(".st-key-gb_w_pg_output textarea").press("Tab")
+                    _settle(page)
+                    boxes = page.locator(".gb-text")
+                    _eventually(lambda: _check(boxes.nth(1).text_content() == "store  credit"))
+                    mark = boxes.nth(1).locator("mark")
+                    assert mark.text_content() == " " and mark.bounding_box()["width"] > 0
             # Back on the Score page, the uploaded file and the changed graders are still there.
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Score a file").click()
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)

@@ -19,9 +19,14 @@ from . import count, display
 MAX_CHARS = 4000  # longer texts are shown around the first difference
 VERDICTS = {"pass": "pass", "fail": "fail", "not_judged": "not judged", "error": "error", "scored": "scored"}
 
+# The text in a box that keeps every space and line break (white-space: pre-wrap). The
+# outer <pre> keeps Markdown off the text (its HTML block ends only at </pre>, where a <div>
+# block would end at a blank line); Streamlit draws a <pre> as its own element without the
+# style, so the style is on the <div> inside (class gb-text, for the browser test).
 _BOX = (
-    "<pre style='white-space:pre-wrap;word-break:break-word;font-size:0.9rem;"
-    "padding:0.5rem;border:1px solid rgba(128,128,128,0.35);border-radius:0.4rem;margin:0'>{}</pre>"
+    "<pre style='margin:0'><div class='gb-text' style='white-space:pre-wrap;word-break:break-word;"
+    "font-family:monospace;font-size:0.9rem;padding:0.5rem;border:1px solid rgba(128,128,128,0.35);"
+    "border-radius:0.4rem'>{}</div></pre>"
 )
 
 

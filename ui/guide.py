@@ -25,29 +25,27 @@ PLAYGROUND_LABELS = ("How each grader works", "Sources")
 SCORE_LABELS = ("How this is calculated", "Questions")
 COMPARE_LABELS = ("Background", "Tips and limitations", "Questions")
 
-# Widget labels, buttons and headings of the pages that the text below names (in bold).
+# Widget labels, buttons and headings the text names (tests: each is in the text and in the
+# pages' source), and the page titles (app.py's navigation).
 UI_LABELS = (
-    "Several references, one per line", "Pass or fail with a threshold", "Use the SQuAD pipeline", "Examples",
+    "Several references, one per line", "Pass or fail with a threshold", "Use the SQuAD pipeline",
     "Column mapping", "Corpus beside mean sentence scores", "All pass", "Any passes", "Assertion kinds not run",
     "Pass rate (Wilson 95%)", "Configuration JSON", "Restore a configuration (JSON)", "Downloads",
     "Second model output", "A (version)", "B (version)", "Bootstrap resamples", "Seed", "Reading", "In words",
     "Where A and B disagree", "A fails, B passes", "A passes, B fails", "Any disagreement",
     "Largest drops (A below B)", "Does the verdict depend on the grader?", "Comparison CSV",
-    "Score a file", "Grader playground", "Compare A and B", "Pass rate", "Normalizer builder",
 )
+PAGE_TITLES = ("Score a file", "Grader playground", "Compare A and B", "Pass rate")
 
-# Worked examples the text quotes: (grader, expected, output, parameters, status, score).
+# Worked examples the text quotes: (grader, expected, output, parameters, status, score), each
+# reproduced by tests/test_guide.py with ``graders.grade``.
 WORKED_EXAMPLES: tuple[tuple[str, str, str, dict[str, Any], str, float | None], ...] = (
     ("contains", "Canberra", "No, Canberra is not the capital", {}, "pass", 1.0),
-    ("exact", "Canberra", "Canberra is the capital", {}, "fail", 0.0),
     ("token_f1", "Canberra", "Canberra is the capital", {}, "scored", 0.5),
-    ("token_f1", "Canberra", "Canberra is the capital", {"threshold": 0.6}, "fail", 0.5),
     ("token_f1", "the", "a", {}, "scored", 1.0),
     ("numeric", "3.11", "About 3.1 miles", {}, "fail", 0.0),
-    ("numeric", "3.11", "About 3.1 miles", {"read": "last"}, "fail", 0.0),
     ("numeric", "3.11", "About 3.1 miles", {"read": "last", "rel_tol": 0.01}, "pass", 1.0),
     ("json_fields", '{"name": "Maria", "age": 34}', '{"name": "Maria", "age": "34"}', {}, "scored", 0.5),
-    ("valid_json", "", '{"name": "Maria", "age": "34"}', {}, "pass", 1.0),
     ("regex", "", "ab", {"pattern": "a|ab", "at": "whole"}, "pass", 1.0),
 )
 
@@ -70,10 +68,10 @@ def param_words(name: str) -> str:
 
 
 PLAYGROUND_INTRO = (
-    "Each grader runs on its own. With **Several references, one per line**, a pass-or-fail grader needs one "
-    "reference to pass; a continuous one takes its best score (BLEU and chrF use all references at once, as "
-    "sacrebleu does) and, with **Pass or fail with a threshold**, passes when score ≥ threshold. Whitespace "
-    "means the 29 characters Python's `str.strip()` removes."
+    "Each grader runs on its own. With **Several references, one per line**, a pass-or-fail grader passes "
+    "when one reference does (Contains with `all` needs every one); a continuous one takes its best score "
+    "(BLEU and chrF use all at once, as sacrebleu does) and, with **Pass or fail with a threshold**, passes "
+    "when score ≥ threshold. Whitespace: the 29 characters `str.strip()` removes."
 )
 
 GRADER_TEXT: dict[str, str] = {
@@ -100,15 +98,15 @@ GRADER_TEXT: dict[str, str] = {
     ),
     "numeric": (
         "One number from each side, by `read`: `whole` (the entire trimmed text), `first` or `last`; commas "
-        "only in exact groups of three, `%` ignored. Passes when |output − expected| ≤ max(`abs_tol`, "
+        "only in groups of three, `%` ignored. Passes when |output − expected| ≤ max(`abs_tol`, "
         "`rel_tol` × |expected|). Expected without a number: not judged; output without one: fail. `About 3.1 "
         "miles` against `3.11` fails with the defaults, passes with `read` = last and `rel_tol` = 0.01."
     ),
     "json_schema": (
-        "After the `pre_parse` steps the output must parse as JSON and validate: Draft 2020-12 unless "
+        "The output, after the `pre_parse` steps, must parse as JSON and validate: Draft 2020-12 unless "
         "`$schema` names draft-04, -06, -07 or 2019-09; `pattern` is JavaScript; `format` is not asserted. An "
-        "unsupported keyword or a `$ref` leaving the schema: not judged. A fail gives the parser's message, "
-        "line and column, or each violation's JSON Pointer path, keyword and message."
+        "unsupported keyword or a remote `$ref` (never fetched; meta-schemas excepted): not judged. A fail "
+        "names the parse error's line and column, or each violation's JSON Pointer path and keyword."
     ),
     "valid_json": (
         "The output is one JSON value once one surrounding code fence (bare or tagged json) is removed. "
@@ -121,9 +119,10 @@ GRADER_TEXT: dict[str, str] = {
         "\"age\": 34}` scores 0.5."
     ),
     "token_f1": (
-        "F1 of the bags of whitespace-split tokens after `squad` normalization (or `none`): `Canberra is the "
-        "capital` against `Canberra` has precision 1/3, recall 1, F1 0.5. Both sides empty scores 1 (`the` "
-        "against `a`; SQuAD v2's convention), one empty 0; otherwise tested equal to the SQuAD v1.1 script."
+        "F1 of the bags of whitespace-split tokens, after `squad` normalization or `none`. `Canberra is the "
+        "capital` against `Canberra`: precision 1/3, recall 1, F1 0.5. Both sides empty scores 1 (`the` "
+        "against `a`: SQuAD v2's convention), one empty 0; apart from that, `squad` is tested equal to the "
+        "SQuAD v1.1 script."
     ),
     "bleu": (
         "Sentence BLEU-4 as sacrebleu computes it, tested to 1e-9: 13a tokens, clipped counts, effective "
@@ -185,28 +184,24 @@ PLAYGROUND_SOURCES = "\n".join(f"- {s}" for s in SOURCES)
 OVERALL_GRADERS_TEXT = "`exact`, `normalized`, `contains`, `regex`, `numeric` and `json_schema`"
 
 SCORE_HOW = (
-    "**Reading.** CSV, TSV, JSON lines, a JSON array of objects, or a JSON document with a `rows` array; UTF-8 "
-    "with or without a BOM. Every cell is kept as text exactly as written (`NA`, `007` and `3.10` stay as they "
-    "are); object fields one level deep become dotted columns such as `metadata.harnessPass`. Columns are "
-    "suggested from their names and can be changed under **Column mapping**. A row's key is (id, version, "
-    "repeat); rows that cannot be scored are left out and counted by reason.\n\n"
-    "**Counting.** Each selected grader scores every row on its own, with the same code as the Grader "
-    "playground, and the near-miss probe runs on every fail. Per grader: Graded, Passed, Failed, Not judged, "
-    "Errors, Near misses, Mean score (over the rows that have a score) and **Pass rate (Wilson 95%)**, where "
-    "the pass rate is passed / (passed + failed).\n\n"
-    "**Corpus figures.** With BLEU or chrF selected, **Corpus beside mean sentence scores** shows both. Corpus "
-    "BLEU sums n-gram statistics over the rows (each row's closest reference length), with exponential "
-    "smoothing and no effective order; corpus chrF sums per-order statistics with each row's best reference. "
-    "Both are tested equal to sacrebleu's corpus_bleu and corpus_chrf.\n\n"
-    "**Overall row.** Optional, **All pass** or **Any passes**, over the selected graders among "
-    f"{OVERALL_GRADERS_TEXT}; Valid JSON, the continuous graders and per-row assertions never count. All pass "
-    "fails when one fails and is undecided when none failed but one was not judged or an error; Any passes "
-    "passes when one passes and is undecided when none passed but one was not judged or an error. Undecided: "
-    "pass and score blank, error `not-judged`. With none of those graders selected, the error is "
-    "`no-binary-grader`.\n\n"
+    "**Reading.** CSV, TSV, JSON lines, a JSON array of objects or a JSON document with a `rows` array, UTF-8 "
+    "with or without a BOM. Cells stay text exactly as written (`NA`, `007`, `3.10`); object fields one level "
+    "deep become dotted columns (`metadata.harnessPass`). Columns are suggested from their names; change them "
+    "under **Column mapping**. A row's key is (id, version, repeat).\n\n"
+    "**Counting.** Each selected grader scores every row on its own, with the Grader playground's code, and "
+    "the near-miss probe runs on every fail. Mean score is over the rows that have a score; the pass rate is "
+    "passed / (passed + failed).\n\n"
+    "**Corpus figures.** Under **Corpus beside mean sentence scores**, corpus BLEU sums n-gram statistics "
+    "over the rows (each row's closest reference length), with exponential smoothing and no effective order; "
+    "corpus chrF sums per-order statistics with each row's best reference. Both are tested equal to "
+    "sacrebleu's.\n\n"
+    f"**Overall row.** **All pass** or **Any passes** over the selected graders among {OVERALL_GRADERS_TEXT}; "
+    "the others and per-row assertions never count. All pass is undecided when none failed but one was not "
+    "judged or an error, Any passes when none passed but one was: pass and score blank, error `not-judged`. "
+    "With none of those graders selected the error is `no-binary-grader`.\n\n"
     "**Scored file.** One row per case, system, repeat and scorer: `item, system, repeat, scorer, score, pass, "
-    "error, near_miss, explanation, metadata`, and `output` when you tick it. The scorer is a grader name, "
-    "`overall` or `assert:<index>:<kind>` (the index counts from 0)."
+    "error, near_miss, explanation, metadata`, and `output` if ticked. The scorer is a grader, `overall` or "
+    "`assert:<index>:<kind>` (index from 0)."
 )
 
 # The kinds the text lists (tests: graders.assertions.KNOWN_KINDS).
@@ -217,55 +212,49 @@ ASSERTION_KINDS_TEXT = (
 )
 # The reasons the text names, in the report's order (tests: graders.rows.LEFT_OUT_REASONS).
 LEFT_OUT_TEXT = (
-    "`unreadable` (a line or entry that is not a row), `no id`, `no output`, `no expected` (only when a "
-    "selected grader needs one), `bad repeat` (not a whole number ≥ 0), `unknown expected kind` (not exact, "
-    "any-of or label), `bad any-of expected` (not a JSON array of strings), `malformed assertions` and "
-    "`duplicate key` (the id, version and repeat of an earlier row, which is named)"
+    "`unreadable` (not a row), `no id`, `no output`, `no expected` (when a selected grader needs one), "
+    "`bad repeat` (not a whole number ≥ 0), `unknown expected kind` (not exact, any-of or label), `bad any-of "
+    "expected` (not a JSON array of strings), `malformed assertions`, `duplicate key` (an earlier row's id, "
+    "version and repeat; that row is named)"
 )
 
 SCORE_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("What file formats and columns does this page read?",
      "The formats above. Suggested columns: `id` or `case_id`; `expected`, `reference`, `answer`, `target`, "
-     "`ideal` or `label`; `output`, `actual`, `prediction`, `response` or `completion`; `version`, `repeat`, "
-     "`expected_kind` and `assert`. Without an id column, each row's number is its id."),
+     "`ideal` or `label`; `output`, `actual`, `prediction`, `response` or `completion`; `input`, `prompt` or "
+     "`question`; `version`, `repeat`, `expected_kind` and `assert`. Without an id column, each row's "
+     "number is its id."),
     ("What is a near miss?",
-     "A fail that passes after one formatting change. For exact, normalized and contains the probe tries "
-     "seven steps one at a time and names each that passes, or `several` when only all seven together do. "
-     "Other codes: `case_insensitive`, `strip_fence`, `trim`, `read_whole`, `read_first`, `read_last` and "
-     "`below_threshold` (see the Grader playground). Many exact fails at trim or lowercase usually call for "
-     "normalized match."),
+     "A fail that passes after one formatting change, named by the probe (see the Grader playground). Many "
+     "exact-match fails at `trim` or `lowercase` usually call for normalized match."),
     ("Why does corpus BLEU differ from the mean of sentence BLEU?",
-     "Sentence BLEU gives each row its own brevity penalty, smoothing and effective order, and the mean "
-     "averages them; corpus BLEU pools the counts first. They can differ either way: the returns-desk "
-     "sample, with its own configuration, gives mean sentence BLEU 0.495 and corpus BLEU 0.611 (chrF 0.672 "
-     "and 0.795). Say which one you report."),
+     "Sentence BLEU gives each row its own brevity penalty, smoothing and effective order; corpus BLEU pools "
+     "the counts first. The returns-desk sample, with its own configuration, gives mean sentence BLEU 0.495 "
+     "and corpus BLEU 0.611. Say which one you report."),
     ("Why is there no single score across all graders?",
      "Each grader checks a different property; an average would hide which one failed. For one verdict per "
      "row, turn on the overall row."),
     ("Which per-row assertion kinds does this page run?",
-     f"The `assert` column holds a JSON list such as `[{{\"type\": \"icontains\", \"value\": \"UPS\"}}]`. "
-     f"Kinds: {ASSERTION_KINDS_TEXT}, each also with a `not-` prefix that swaps pass and fail. The value is "
-     "the reference (a pattern for regex, a schema for json-schema, which is-json becomes when given one); "
-     "without one, the row's expected answer. Other kinds (`llm-rubric`, `javascript`, …) are listed under "
-     "**Assertion kinds not run** with their counts, and never count as passes."),
+     f"From the `assert` column, a JSON list such as `[{{\"type\": \"icontains\", \"value\": \"UPS\"}}]`: "
+     f"{ASSERTION_KINDS_TEXT}, each also with a `not-` prefix that swaps pass and fail. The value is the "
+     "reference, pattern or schema; without one, the row's expected answer. Other kinds (`llm-rubric`, "
+     "`javascript`, …) are counted under **Assertion kinds not run** and never count as passes."),
     ("Why were some rows left out?",
-     f"Each is counted once, under its first reason: {LEFT_OUT_TEXT}. The report lists the first twenty row "
-     "numbers of each (records from 1, the header not counted)."),
+     f"Each is counted once, under its first reason: {LEFT_OUT_TEXT}. The first twenty row numbers of each "
+     "are listed (records from 1, the header not counted)."),
     ("Where is the confidence interval on the pass rate?",
-     "In the counts table, column **Pass rate (Wilson 95%)**. Each Passed count links to the Pass rate page, "
-     "which gives the Wilson interval at any confidence."),
+     "In the counts table, **Pass rate (Wilson 95%)**. Each Passed count links to the Pass rate page, which "
+     "gives the Wilson interval at any confidence."),
     ("How do I reproduce this run in CI?",
-     "Under **Downloads**, **Configuration JSON** exports the column mapping, every grader with its "
+     "Under **Downloads**, **Configuration JSON** exports the column mapping, the graders with their "
      "parameters and the overall rule (**Restore a configuration (JSON)** in the sidebar reads it back). "
-     "Then run `gradeboard score FILE --config gradeboard.config.json --out scored.csv --summary "
-     "summary.json`; the caption under the downloads gives the exact command. `--fail-under GRADER=RATE`, "
-     "repeatable, exits 1 when that grader's pass rate is below RATE for any system or no row was judged (a "
-     "continuous grader needs a threshold); bad input exits 2. The Normalizer builder exports a pipeline as "
-     "Python or TypeScript."),
+     "Run `gradeboard score FILE --config gradeboard.config.json --out scored.csv --summary summary.json`; "
+     "the caption there gives the exact command. `--fail-under GRADER=RATE` exits 1 when that grader's pass "
+     "rate is below RATE (a continuous grader needs a threshold)."),
     ("Is my file sent anywhere?",
      "It is processed by the Streamlit server running this app: on your machine when you run it locally. "
-     "Nothing is sent to any third party: Gradeboard makes no network requests, Streamlit's usage "
-     "statistics are off, and a schema's `$ref` outside the schema is never fetched."),
+     "Nothing is sent to any third party: Gradeboard's code makes no network requests, and Streamlit's "
+     "usage statistics are off."),
 )
 
 # ----------------------------------------------------------------------------- compare
@@ -273,77 +262,66 @@ SCORE_QUESTIONS: tuple[tuple[str, str], ...] = (
 COMPARE_BACKGROUND = (
     "Compare A and B scores two outputs of the same cases with the same graders and reads each pair's "
     "difference, A − B.\n\n"
-    "Exact match and token F1 come from the SQuAD reading-comprehension benchmark (Rajpurkar et al. 2016). "
-    "Here exact match compares code points with no normalization; SQuAD's exact match is Normalized match "
-    "with the SQuAD pipeline, and token F1 normalizes the SQuAD way by default. ROUGE-L (Lin 2004) rewards "
-    "the same words in the same order, not necessarily adjacent; Gradeboard reports its F1, with equal "
-    "weight on precision and recall. These metrics measure overlap with the references: a correct "
-    "paraphrase can score low, and a wrong answer that repeats the reference's words high.\n\n"
-    "The structured checks suit tasks with one right answer. Numeric reads the whole text by default; set "
-    "`read` to `last` for answers that end with the number, as in maths sets such as GSM8K. Regex matches "
-    "its own `pattern`, not the expected column, case-sensitively unless the `i` flag is set. JSON fields "
-    "compares the expected object's top-level fields with their types, so `\"34\"` and `34` differ.\n\n"
-    "Every figure counts only the pairs where both sides have a score. A bootstrap interval (Efron) of the "
-    "mean difference, an exact McNemar test for pass-or-fail graders or a sign-flip test for continuous "
-    "ones, and Holm's adjustment across the metrics tell a change from noise."
+    "Exact match and token F1 come from the SQuAD benchmark (Rajpurkar et al. 2016). Here exact match "
+    "compares code points with no normalization; SQuAD's exact match is Normalized match with the SQuAD "
+    "pipeline, and token F1 normalizes the SQuAD way by default. ROUGE-L (Lin 2004) rewards the same words in "
+    "the same order, not necessarily adjacent; its F1 weighs precision and recall equally. Overlap metrics "
+    "measure agreement with the references: a correct paraphrase can score low.\n\n"
+    "Numeric reads the whole text by default; set `read` to `last` for answers that end with the number, as "
+    "in GSM8K-style maths sets. Regex matches its own `pattern`, not the expected column, case-sensitively "
+    "unless the `i` flag is set.\n\n"
+    "A bootstrap interval (Efron) of the mean difference, an exact McNemar test for pass-or-fail graders (a "
+    "sign-flip test for continuous ones and with repeats), and Holm's adjustment across the metrics tell a "
+    "change from noise."
 )
 
 COMPARE_TIPS: tuple[str, ...] = (
-    "Pick the grader that matches the task: exact match or numeric for single answers, token F1 for short "
-    "spans, ROUGE-L for summaries, JSON fields for extraction.",
+    "Match the grader to the task: exact match or numeric for single answers, token F1 for short spans, "
+    "ROUGE-L for summaries, JSON fields for extraction.",
     "Overlap metrics punish correct paraphrases: read the rows under **Where A and B disagree** before "
     "trusting a mean.",
-    "With few cases, several points of difference can be noise. Read the interval and the Holm p, not only "
-    "the means; **In words** says how small a change this many cases could not detect reliably.",
+    "With few cases, several points can be noise: read the interval and the Holm p, not only the means. "
+    "When it finds no difference, **In words** gives the smallest change this many cases detect reliably.",
     "Contains is lenient: `No, Canberra is not the capital` passes a contains check for `Canberra`.",
-    "Choose the graders before reading the results: Holm's adjustment counts every metric in the table, so "
-    "each extra grader raises the others' adjusted p.",
+    "Choose the graders before reading the results: each extra metric can raise the others' Holm p.",
     "A continuous grader without a threshold neither passes nor fails, so **A fails, B passes** and **A "
     "passes, B fails** show nothing for it; use **Any disagreement** or **Largest drops (A below B)**.",
-    "With repeats, the differences resample whole cases, but the pass-rate intervals (Wilson's) count each "
-    "repeat as a row, so they are narrower than the cases support.",
+    "With repeats, the pass-rate intervals (Wilson's) count each repeat as a row, so they are narrower than "
+    "the cases support; the differences resample whole cases.",
     "**Does the verdict depend on the grader?** compares again from strict to lenient (exact, normalized, "
-    "contains, token F1, numeric: last number within 1%). A difference that holds only under exact match "
-    "is about formatting, not content.",
-    "Keep the eval set out of the fine-tuning data, or the scores measure memorisation.",
+    "contains, token F1, numeric). A difference only exact match sees is about formatting, not content.",
 )
 
 COMPARE_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("How are wins, losses and ties counted?",
-     "Per metric, over the pairs where both sides have a score: a win when A scores higher, a loss when B "
-     "does, a tie when equal. A pass counts 1 and a fail 0. A pair with a side not judged or an error is "
-     "`unscored` in the **Comparison CSV**, and a case on one side only is `a only` or `b only`; neither "
-     "counts."),
+     "Per metric, over the pairs where both sides have a score (a pass is 1, a fail 0): a win when A scores "
+     "higher, a loss when B does, a tie when equal. A pair with a side not judged or an error is `unscored` "
+     "in the **Comparison CSV**; a case on one side only is `a only` or `b only`."),
     ("How is the interval of A − B found?",
-     "A paired percentile bootstrap: the cases are resampled with replacement (**Bootstrap resamples**, "
-     "2,000 by default; the **Seed** makes it repeat) and the 2.5th and 97.5th percentiles of the resampled "
-     "mean differences bound the 95% interval. Pass-or-fail graders differ in pass-rate points. Fewer than "
-     "two cases give no interval."),
+     "A paired percentile bootstrap: cases resampled with replacement (**Bootstrap resamples**, 2,000 by "
+     "default, repeatable with the **Seed**); the 2.5th and 97.5th percentiles of the resampled mean "
+     "differences bound it. For a pass-or-fail grader it is a difference of pass rates."),
     ("Which test gives the p-value?",
-     "For a pass-or-fail grader and the overall row, the exact McNemar test on the discordant pairs, b (A "
+     "Without repeats, for pass-or-fail graders and the overall row, the exact McNemar test on b (A "
      "passes, B fails) and c (A fails, B passes): p = min(1, 2 P(X ≤ min(b, c))), X binomial(b + c, 1/2). "
-     "For a continuous grader, a paired sign-flip test: exact when at most 16 cases differ, else as many "
-     "random flips as resamples, or Hoeffding's bound where that is lower."),
+     "For continuous graders, a paired sign-flip test, exact when at most 16 cases differ, else by random "
+     "flips."),
     ("What does Holm's adjustment do?",
-     "Testing several metrics at once makes a lucky result likelier. Holm's method multiplies the smallest "
-     "p-value by the number of metrics, the next by one fewer, and so on, keeping the order and capping at "
-     "1. **Reading** says A better or B better only when the Holm p is below 0.05 and the interval excludes "
-     "0. On the A/B wide sample with exact match and token F1, exact has 4 wins, 15 losses and 21 ties; its "
-     "McNemar p of 0.019 becomes a Holm p of 0.038."),
+     "It multiplies the smallest p-value by the number of metrics, the next by one fewer, and so on, keeping "
+     "the order and capping at 1. **Reading** says A better or B better only when the Holm p is below 0.05 "
+     "and the interval excludes 0. On the A/B wide sample with exact match and token F1, exact has 4 wins, "
+     "15 losses and 21 ties: McNemar p 0.019, Holm p 0.038."),
     ("What happens with repeats?",
      "Whole cases are resampled with all their repeats (a cluster bootstrap), and pass-or-fail graders get a "
-     "sign-flip test over whole cases instead of McNemar's, whose pairs would not be independent. Repeats "
-     "pair by number, so `03` pairs with `3`."),
+     "sign-flip test over whole cases instead of McNemar's, whose pairs would not be independent."),
     ("Wide file or long file?",
-     "Wide: an output column (A) and a **Second model output** column (B); each row pairs its own two "
-     "outputs, and with a version column a case is (id, version). Long: one row per case, version and "
-     "repeat; choose **A (version)** and **B (version)**, and rows pair on (id, repeat), so an id column is "
-     "needed. Rows on one side only are listed and left out of every figure."),
+     "Wide: an output column (A) beside a **Second model output** column (B); each row pairs its two "
+     "outputs. Long: a version column; choose **A (version)** and **B (version)**, paired on (id, repeat), "
+     "so an id column is needed. Rows on one side only are listed and left out of every figure."),
     ("Which column names does it understand?",
-     "Second model: `output_b`, `model_b` or `baseline`; the others as on Score a file: `expected`, "
-     "`reference`, `answer`, `target`, `ideal` or `label` (only when no other matches); `output`, `actual`, "
-     "`prediction`, `response` or `completion`; `input`, `prompt` or `question`. Names match regardless of "
-     "case, and a dotted name by its last part (`vars.expected`)."),
+     "Second model: `output_b`, `model_b` or `baseline`; the rest as on Score a file. Names match in any "
+     "case, and a dotted name by its last part (`vars.expected`); `label` is taken for expected only when "
+     "nothing else matches."),
 )
 
 # ----------------------------------------------------------------------------- rendering

@@ -1002,6 +1002,9 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
         if excludes_zero:
             return f"{lead}; unlikely to be noise ({p_text}).{note}"
         return f"{lead}; borderline: {p_text}, but the interval includes 0.{note}"
+    if excludes_zero and label and not flat:  # the interval is unadjusted; the p allows for the others
+        return (f"{lead}, but this may be noise: the interval is this metric's alone, while the p-value "
+                f"allows for every metric compared beside it ({p_text}).{note}")
     if excludes_zero:
         return f"{lead}, but this may be noise{f' ({p_text})' if p_text else ''}.{note}"
     words = (f"No detectable difference: A minus B is {diff:.{places}f}{unit}, {interval(low, high)}, "

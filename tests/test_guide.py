@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -225,10 +226,11 @@ def test_corpus_example_reproduces():
     from graders.pipeline import score_file
 
     run = score_file(ROOT / "sample_data" / "returns_desk.csv", load_config(ROOT / "sample_data" / "returns_desk.config.json"))
-    (bleu,) = [f["bleu"] for f in run.summary["corpus"].values()]
+    (figures,) = run.summary["corpus"].values()  # one system
     answer = dict(guide.SCORE_QUESTIONS)["Why does corpus BLEU differ from the mean of sentence BLEU?"]
-    assert f"mean sentence BLEU {bleu['mean_sentence']:.3f}" in answer
-    assert f"corpus BLEU {bleu['corpus']:.3f}" in answer
+    for name, words in (("bleu", "BLEU"), ("chrf", "chrF")):
+        assert f"mean sentence {words} {figures[name]['mean_sentence']:.3f}" in answer
+        assert f"corpus {words} {figures[name]['corpus']:.3f}" in answer
 
 
 def test_reproduce_in_ci_as_written(tmp_path, capsys):
@@ -284,6 +286,13 @@ def test_statistics_as_described():
     tail = sum(math.comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c)
     assert stats.mcnemar_exact(b, c) == pytest.approx(min(1.0, 2 * tail))
     assert stats._EXACT_FLIP_UNITS == 16
+    answer = dict(guide.COMPARE_QUESTIONS)["Which test gives the p-value?"]
+    assert "exact when at most 16 cases differ or every difference is a whole number" in answer
+    rng = np.random.default_rng(1)
+    diffs = rng.normal(0.1, 0.3, 30)
+    assert stats._sign_flip_pvalues(diffs[:16][None, :], 2000, 0)[0][1] == "exact"
+    assert stats._sign_flip_pvalues(np.round(diffs * 3)[None, :], 2000, 0)[0][1] == "exact"
+    assert stats._sign_flip_pvalues(diffs[None, :], 2000, 0)[0][1] == "2,000 random flips"
     assert stats.holm_adjust([0.04, 0.01, 0.9]) == pytest.approx([0.08, 0.03, 0.9])
     assert ALPHA == 0.05
     assert compare_prepared.__kwdefaults__["resamples"] == 2000

@@ -787,7 +787,9 @@ BASE = PairedSummary(
         ({}, 0.01, "A is higher by 0.042 (95% CI 0.011 to 0.073); unlikely to be noise (Holm p = 0.01)."),
         ({}, None, "A is higher by 0.042 (95% CI 0.011 to 0.073); unlikely to be noise (p = 0.004)."),
         ({"p_value": 0.0001}, None, "A is higher by 0.042 (95% CI 0.011 to 0.073); unlikely to be noise (p < 0.001)."),
-        ({}, 0.12, "A is higher by 0.042 (95% CI 0.011 to 0.073), but this may be noise (Holm p = 0.12)."),
+        ({}, 0.12, "A is higher by 0.042 (95% CI 0.011 to 0.073), but this may be noise: the interval is this "
+                   "metric's alone, while the p-value allows for every metric compared beside it (Holm p = 0.12)."),
+        (dict(p_value=0.12), None, "A is higher by 0.042 (95% CI 0.011 to 0.073), but this may be noise (p = 0.12)."),
         (dict(mean_diff=-0.042, ci_low=-0.073, ci_high=-0.011), 0.01,
          "B is higher by 0.042 (95% CI 0.011 to 0.073); unlikely to be noise (Holm p = 0.01)."),
         (dict(mean_diff=0.01, ci_low=-0.02, ci_high=0.04, p_value=0.5), 0.9,

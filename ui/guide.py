@@ -230,7 +230,7 @@ SCORE_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("Why does corpus BLEU differ from the mean of sentence BLEU?",
      "Sentence BLEU gives each row its own brevity penalty, smoothing and effective order; corpus BLEU pools "
      "the counts first. The returns-desk sample, with its own configuration, gives mean sentence BLEU 0.495 "
-     "and corpus BLEU 0.611. Say which one you report."),
+     "and corpus BLEU 0.611; mean sentence chrF 0.672 and corpus chrF 0.795. Say which one you report."),
     ("Why is there no single score across all graders?",
      "Each grader checks a different property; an average would hide which one failed. For one verdict per "
      "row, turn on the overall row."),
@@ -304,8 +304,8 @@ COMPARE_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("Which test gives the p-value?",
      "Without repeats, for pass-or-fail graders and the overall row, the exact McNemar test on b (A "
      "passes, B fails) and c (A fails, B passes): p = min(1, 2 P(X ≤ min(b, c))), X binomial(b + c, 1/2). "
-     "For continuous graders, a paired sign-flip test, exact when at most 16 cases differ, else by random "
-     "flips."),
+     "For continuous graders, a paired sign-flip test: exact when at most 16 cases differ or every "
+     "difference is a whole number, else estimated from random flips."),
     ("What does Holm's adjustment do?",
      "It multiplies the smallest p-value by the number of metrics, the next by one fewer, and so on, keeping "
      "the order and capping at 1. **Reading** says A better or B better only when the Holm p is below 0.05 "

@@ -958,7 +958,7 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
     """
     s = summary
     if s.n == 0:
-        return "No paired cases: nothing to compare."
+        return "No case has a score on both sides: nothing to compare."
     cases = _cases(s.n_cases)
     if s.wins == 0 and s.losses == 0:
         if s.n == 1:

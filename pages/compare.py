@@ -213,18 +213,16 @@ for side, who in (("a_only", a), ("b_only", b)):
 table = metric_table(comparison)
 link_help = "Passes of the paired n; opens the pass-rate page with the count filled in."
 st.dataframe(
-    display.frame(table).style.map(reading_css, subset=["Reading"]),
+    display.frame(table).style.map(reading_css, subset=["Reading"])
+    # a metric with no pairs has no means and no p: a dash, not "None"
+    .format({"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}", "p": "{:.3g}", "Holm p": "{:.3g}"}, na_rep="—"),
     hide_index=True, width="stretch",
     column_config={
-        "Mean A": st.column_config.NumberColumn(format="%.3f"),
-        "Mean B": st.column_config.NumberColumn(format="%.3f"),
-        "A − B": st.column_config.NumberColumn(format="%+.3f"),
         "A passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
         "B passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
         "b / c": st.column_config.TextColumn(help="McNemar's discordant pairs: b = A passes and B fails, "
                                                   "c = A fails and B passes."),
-        "p": st.column_config.NumberColumn(format="%.3g"),
-        "Holm p": st.column_config.NumberColumn(format="%.3g", help="Holm-adjusted across the metrics in this table."),
+        "Holm p": st.column_config.NumberColumn(help="Holm-adjusted across the metrics in this table."),
         "Reading": st.column_config.TextColumn(help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
                                                     "noise?: A and B differ on some cases, but not beyond noise."),
         "In words": st.column_config.TextColumn(width="large"),
@@ -246,8 +244,10 @@ def counts_links(name: str) -> str:
     return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
 
 
-st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG.get(r, r)}: {display.md(m.words)}{counts_links(name)}"
-                      for (name, m), r in zip(comparison.metrics.items(), table["Reading"])))
+# the flag where the words need one ("noise?", a winner); "no difference", "too few" and
+# "no pairs" the words say themselves
+st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG[r] + ': ' if r in FLAG else ''}{display.md(m.words)}"
+                      f"{counts_links(name)}" for (name, m), r in zip(comparison.metrics.items(), table["Reading"])))
 left = comparison.prepared.left_out.total
 if left:
     st.caption(f"{left:,} rows of the file were left out before pairing (see Rows left out above).")

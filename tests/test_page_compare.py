@@ -76,6 +76,7 @@ def test_wide_sample_main_path():
     assert exact["Reading"] == "noise?" and "Holm p" in exact["In words"]
     assert math.isnan(table.loc["Token F1"]["Holm p"]) is False
     assert any("⚠️ noise?" in m.value for m in at.markdown)
+    assert not any("no difference: No difference" in m.value for m in at.markdown)
     bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
     assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
     assert "B [19 of 40](pass_rate?k=19&n=40&" in bullets
@@ -105,6 +106,22 @@ def test_long_sample_versions_repeats_and_swap():
     at.selectbox(key="gb_w_compare_side_b").set_value("returns-assistant-v1").run()
     no_trouble(at)
     assert metric_table(at).set_index("Metric").loc["Exact match"]["A − B"] == pytest.approx(0.25)
+
+
+def test_a_metric_without_pairs_shows_dashes_and_says_so_once():
+    """JSON fields cannot judge a plain-text expected answer: no pairs, no means, no p."""
+    import pyarrow as pa
+
+    at = inject(b"id,expected,output,output_b\n1,a,a,b\n2,b,b,b\n3,c,x,c\n").run()
+    no_trouble(at)
+    frame = next(d for d in at.dataframe if "Holm p" in d.value.columns and "In words" in d.value.columns)
+    shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all().to_pandas()
+    row = shown.set_index("Metric").loc["JSON fields"]  # what the browser shows
+    assert [row[c] for c in ("Mean A", "Mean B", "A − B", "p", "Holm p")] == ["—"] * 5
+    from ui import display
+
+    words = display.md("No case has a score on both sides: nothing to compare.")
+    assert f"- **JSON fields** — {words}" in "\n".join(m.value for m in at.markdown)
 
 
 def test_same_version_twice_is_one_error():

@@ -800,7 +800,7 @@ BASE = PairedSummary(
         (dict(wins=0, losses=0, ties=40), None, "No difference: A and B score the same on all 40 cases."),
         (dict(wins=0, losses=0, ties=120, n=120, n_cases=40, clustered=True), None,
          "No difference: A and B score the same on all 120 pairs (40 cases)."),
-        (dict(n=0), None, "No paired cases: nothing to compare."),
+        (dict(n=0), None, "No case has a score on both sides: nothing to compare."),
         (dict(n=1, n_cases=1), None, "Only one case: too few to tell a change from noise."),
         (dict(clustered=True, n=120, n_cases=40), 0.01,
          "A is higher by 0.042 (95% CI 0.011 to 0.073); unlikely to be noise (Holm p = 0.01). "

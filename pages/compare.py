@@ -43,7 +43,7 @@ from graders.config import ConfigError, RunConfig
 from graders.registry import REGISTRY
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
-from ui import display, graders_form, in_app, loading, scoring, views
+from ui import display, graders_form, guide, in_app, loading, scoring, views
 from ui.detail import row_detail
 
 in_app()
@@ -129,6 +129,7 @@ st.caption(
 )
 st.caption("To try it, load **A/B wide** (output and output_b columns) or **A/B long** (two versions, three "
            "repeats each) from the samples below.")
+guide.compare_guide()  # background, tips and questions (collapsed)
 file = loading.load_file_widget(PREFIX, default_sample="returns_ab_wide.csv")
 if file is None:
     st.stop()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import detail, in_app, playground
+from ui import detail, guide, in_app, playground
 
 in_app()
 
@@ -22,3 +22,5 @@ params, problems = playground.all_params("pg")
 grades = playground.grade_all(expected, output, params, problems)  # one call per grader, via graders.grade
 with results:
     detail.row_detail(expected, {"Output": output}, grades)
+
+guide.playground_guide()  # how each grader works, and the sources

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import graders_form, in_app, loading, page_link, scoring, views
+from ui import graders_form, guide, in_app, loading, page_link, scoring, views
 
 in_app()
 
@@ -12,6 +12,7 @@ st.caption(
     "For each failing row the near-miss probe names the formatting step that would make it pass."
 )
 page_link("pages/playground.py", "To try one pair first, use the grader playground", "playground")
+guide.score_guide()  # how this is calculated, and questions (collapsed)
 
 file = loading.load_file_widget("score", default_sample="returns_desk.csv")
 if file is None:

@@ -165,6 +165,8 @@ def test_stated_behaviours():
     assert g.details["signature"] in guide.GRADER_TEXT["bleu"] and g.details["signature"] in g.explanation
     assert grade("regex", output="x", pattern="(?P<n>x)").status == "error"
     assert grade("json_schema", output="{}", schema={"$ref": "other.json"}).status == "not_judged"
+    meta = {"$ref": "https://json-schema.org/draft/2020-12/schema"}  # "meta-schemas excepted"
+    assert grade("json_schema", output="{}", schema=meta).status == "pass"
     assert grade("json_schema", output="{}", schema={"type": "object", "foo": 1}).status == "not_judged"
     assert grade("contains", expected=["a", "b"], output="a", require="all").status == "fail"
     assert grade("numeric", expected="x", output="1").status == "not_judged"

@@ -368,7 +368,7 @@ def test_a_file_whose_every_row_is_left_out_shows_the_left_out_report():
     at = paste(at, "id,expected,output,repeat\n1,a,a,x\n2,b,B,1\n")
     assert metrics(at) == {"Exact fails": "1", "Turned into passes": "1", "Still failing": "0"}
     assert any(e.label == "1 row left out, not in the figures below" for e in at.expander)
-    assert "1 row left out; 1 case can be scored." in [w.value for w in at.warning]
+    assert "1 row left out; 1 output (1 case, with repeats) can be scored." in [w.value for w in at.warning]
 
 
 @pytest.mark.parametrize("pairs, words", [

@@ -313,7 +313,8 @@ COMPARE_QUESTIONS: tuple[tuple[str, str], ...] = (
      "15 losses and 21 ties: McNemar p 0.019, Holm p 0.038."),
     ("What happens with repeats?",
      "Whole cases are resampled with all their repeats (a cluster bootstrap), and pass-or-fail graders get a "
-     "sign-flip test over whole cases instead of McNemar's, whose pairs would not be independent."),
+     "sign-flip test over whole cases instead of McNemar's, whose pairs would not be independent: exact "
+     "up to some 20,000 cases of three repeats, estimated from random flips beyond."),
     ("Wide file or long file?",
      "Wide: an output column (A) beside a **Second model output** column (B); each row pairs its two "
      "outputs. Long: a version column; choose **A (version)** and **B (version)**, paired on (id, repeat), "

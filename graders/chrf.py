@@ -189,10 +189,10 @@ def corpus_chrf(outputs: Sequence[str], references: Sequence[str | Sequence[str]
 
 def explain(r: CHRFResult, sig: str, best: str = "") -> str:
     if r.orders:
-        why = "character n-gram precision %.3f, recall %.3f, averaged over %d orders%s" % (
+        why = "character n-gram precision %.3f, recall %.3f, %s%s" % (
             r.precision,
             r.recall,
-            r.orders,
+            "of order 1 alone" if r.orders == 1 else "averaged over %d orders" % r.orders,
             best,
         )
     elif not r.stats[1]:

@@ -286,6 +286,8 @@ def test_chrf_explanation_and_details():
     assert f"chrF {g.score:.4f}" in g.explanation and "recall" in g.explanation
     assert "output has no characters" in grade("chrf", "a", " ").explanation
     assert "reference has no characters" in grade("chrf", " ", "a").explanation
+    assert "averaged over 6 orders" in g.explanation
+    assert "recall 1.000, of order 1 alone." in grade("chrf", "a", "a").explanation  # not "over 1 orders"
 
 
 def test_threshold_and_near_miss():

@@ -299,7 +299,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             # Compare the sample A/B file: one click loads it, the metric table and the
             # disagreements follow.
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
-            page.get_by_role("button", name="A/B wide (CSV, output + output_b)").click()
+            page.get_by_role("button", name="A/B wide", exact=True).click()
             expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
             expect(page.get_by_text("Where A and B disagree")).to_be_visible(timeout=120_000)
             _settle(page)

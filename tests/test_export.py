@@ -132,6 +132,15 @@ def test_python_source_is_standard_library_only():
         assert modules <= {"re", "unicodedata", "__future__"}, steps
 
 
+@pytest.mark.parametrize("steps, words", [
+    (("trim", "lower"), "str.lower follows the interpreter's Unicode data."),
+    (("nfc", "nfkc"), "unicodedata follows the interpreter's Unicode data."),
+    (("lower", "nfkc"), "str.lower and unicodedata follow the interpreter's Unicode data."),
+])
+def test_the_unicode_note_agrees_with_its_subject(steps, words):
+    assert words in " ".join(python_source(steps).split())
+
+
 @pytest.mark.parametrize("steps", pipelines(), ids=lambda p: "+".join(p) or "none")
 def test_python_export_matches_library_on_corpus(steps):
     normalize, reference = python_module(steps)["normalize"], compose(steps)

@@ -192,6 +192,13 @@ def test_two_pasted_tab_separated_columns_are_expected_and_output(text, rows):
     assert loading.TWO_COLUMNS not in [c.value for c in at.caption]
 
 
+def test_a_mapping_of_no_column_says_so():
+    from ui.loading import mapping_words
+
+    assert mapping_words({"id": None, "output": None}) == "Mapped: no column yet (choose them under Column mapping)."
+    assert mapping_words({"id": "case", "output": None}) == "Mapped: id → case"
+
+
 def test_pasted_tab_separated_rows_under_a_known_header_keep_it():
     at = start()
     at.text_area(key="score_paste").input("expected\toutput\nParis\tParis\n")

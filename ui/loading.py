@@ -36,10 +36,16 @@ from . import count, display
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # The one-click samples: file name -> button label.
 SAMPLES: dict[str, str] = {
-    "returns_desk.csv": "Returns desk (CSV, 40 cases)",
-    "returns_ab_wide.csv": "A/B wide (CSV, output + output_b)",
-    "returns_ab_long.jsonl": "A/B long (JSON lines, versions × repeats)",
-    "returns_assertions.jsonl": "Per-row assertions (JSON lines)",
+    "returns_desk.csv": "Returns desk",
+    "returns_ab_wide.csv": "A/B wide",
+    "returns_ab_long.jsonl": "A/B long",
+    "returns_assertions.jsonl": "Per-row assertions",
+}
+SAMPLE_NOTES: dict[str, str] = {  # each button's help
+    "returns_desk.csv": "CSV, 40 cases of one version",
+    "returns_ab_wide.csv": "CSV, output and output_b columns: model A beside model B",
+    "returns_ab_long.jsonl": "JSON lines, two versions with three repeats each",
+    "returns_assertions.jsonl": "JSON lines, with an assert column of per-row assertions",
 }
 ROLE_LABELS: dict[str, str] = {
     "id": "Case id",
@@ -166,7 +172,7 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
     cols = st.columns([1.1] + [2] * len(SAMPLES))
     cols[0].markdown("**Samples**")
     for col, (name, label) in zip(cols[1:], SAMPLES.items()):
-        if col.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}", width="stretch"):
+        if col.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}: {SAMPLE_NOTES[name]}", width="stretch"):
             load_sample(name)
     upload_tab, paste_tab = st.tabs(["Upload a file", "Paste rows"])
     with upload_tab:
@@ -252,7 +258,8 @@ def mapping_widget(file: ResultsFile, key: str) -> dict[str, str | None]:
 def mapping_words(mapping: Mapping[str, str | None]) -> str:
     """``id → case_id · output → response …`` for the mapped roles, each column name as
     literal Markdown (``display.md``: a lone surrogate, a ``*`` or a line break shown)."""
-    return "Mapped: " + " · ".join(f"{role} → {display.md(col)}" for role, col in mapping.items() if col)
+    mapped = " · ".join(f"{role} → {display.md(col)}" for role, col in mapping.items() if col)
+    return f"Mapped: {mapped}" if mapped else "Mapped: no column yet (choose them under Column mapping)."
 
 
 def carry_mapping(file: ResultsFile, key: str, required: tuple[str, ...] = ("id", "output")) -> None:

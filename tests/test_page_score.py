@@ -151,6 +151,12 @@ def test_unknown_assertion_kinds_are_listed():
     assert view(at)["summary"]["unknown_assertions"].get("llm-rubric", 0) > 0
     tables = [df.value for df in at.dataframe]
     assert any("kind" in t.columns and "llm-rubric" in set(t["kind"]) for t in tables)
+    # ... and they are not "graded" in the counts table or the outcome chart; the kinds run are
+    table = counts_table(at)
+    assert "llm-rubric" not in table and "javascript" not in table and "icontains" in table
+    outcomes = next(c.proto for c in at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
+                    if '"outcome"' in c.proto.spec and '"rows"' in c.proto.spec).SerializeToString()  # spec and data
+    assert b"icontains" in outcomes and b"llm-rubric" not in outcomes and b"javascript" not in outcomes
 
 
 def test_upload_paste_and_mapping_with_the_left_out_report():

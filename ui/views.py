@@ -47,6 +47,14 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}%"
 
 
+def not_run(summary: Mapping[str, Any]) -> set[str]:
+    """The scorers of per-row assertions of a kind that is not run (``assert:<i>:llm-rubric``):
+    every row of theirs is an error that says so; "Assertion kinds not run" counts them, and
+    the counts table and the outcome chart leave them out rather than call them graded."""
+    unknown = set(summary.get("unknown_assertions") or ())
+    return {name for name in summary.get("graders", {}) if name.startswith("assert:") and name.split(":", 2)[2] in unknown}
+
+
 def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
     """The counts table of the seed (Graded, Passed, Failed, Not judged, Errors, Near
     misses, Mean score) with each pass rate's Wilson 95% interval; each Passed count (of
@@ -59,8 +67,10 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     blocks = systems.items() if several else [(None, summary.get("graders", {}))]
+    skipped = not_run(summary)
     for system, graders in blocks:
         names = [n for n in (order or graders) if n in graders] + [n for n in graders if order and n not in order]
+        names = [n for n in names if n not in skipped]
         for name in names:
             c = graders[name]
             who = label(name) + (f" · {system}" if system else "")
@@ -149,7 +159,8 @@ def unknown_assertions_section(view: Mapping[str, Any]) -> None:
         st.subheader("Assertion kinds not run")
         kinds = pd.DataFrame({"kind": pd.Series(list(unknown), dtype=object), "rows": list(unknown.values())})
         st.dataframe(display.frame(kinds), hide_index=True)  # a kind from the file may hold a lone surrogate
-        st.caption("Listed and counted, never counted as passes.")
+        st.caption("Listed and counted here, never counted as passes, and left out of the counts table and "
+                   "the outcome chart (each of their rows is an error in the scored file that says so).")
 
 
 def near_miss_frame(scored: pd.DataFrame) -> pd.DataFrame:
@@ -189,9 +200,10 @@ def chart_specs(view: Mapping[str, Any]) -> dict[str, dict]:
     if "specs" in view:
         return view["specs"]
     order = list(view["config"].grader_names) + ["overall"]
-    present = set(view["outcomes"]["scorer"])
+    present = set(view["outcomes"]["scorer"]) - not_run(view["summary"])
     specs: dict[str, dict] = {
-        "outcomes": charts.outcome_chart(view["outcomes"], [s for s in order if s in present]).to_dict(validate=False),
+        "outcomes": charts.outcome_chart(view["outcomes"][view["outcomes"]["scorer"].isin(present)],
+                                         [s for s in order if s in present]).to_dict(validate=False),
     }
     if len(view["near"]):
         specs["near"] = charts.near_miss_chart(view["near"]).to_dict(validate=False)

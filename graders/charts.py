@@ -88,10 +88,14 @@ def score_distribution_chart(bins: pd.DataFrame, thresholds: dict[str, float | N
 
 
 def outcome_counts(scored: pd.DataFrame) -> pd.DataFrame:
-    """Rows per (scorer, outcome): ``scorer, label, outcome, order, rows, share``; a fail
-    with a near miss counts as "near miss", not as "fail"."""
+    """Rows per (scorer, outcome): ``scorer, system, label, outcome, order, rows, share``; a
+    fail with a near miss counts as "near miss", not as "fail". With several systems, per
+    (scorer, system), labelled "Exact match · output_b" (one system: ``system`` is "")."""
     records = []
-    for scorer, part in scored.groupby("scorer", sort=False):
+    several = "system" in scored.columns and scored["system"].nunique() > 1
+    keys = ["scorer", "system"] if several else ["scorer"]
+    for key, part in scored.groupby(keys, sort=False):
+        scorer, system = (key if several else (key[0] if isinstance(key, tuple) else key, ""))
         status = part["status"]
         counts = status.value_counts()
         near_fails = int(((status == "fail") & (part["near_miss"] != "")).sum())
@@ -102,15 +106,19 @@ def outcome_counts(scored: pd.DataFrame) -> pd.DataFrame:
         if near_fails:
             tally["fail"] -= near_fails
             tally["near miss"] = near_fails
+        label = _label(str(scorer)) + (f" · {encodable(str(system))}" if several else "")
         for i, outcome in enumerate(OUTCOMES):
             if tally.get(outcome):
-                records.append({"scorer": str(scorer), "label": _label(str(scorer)), "outcome": outcome, "order": i,
-                                "rows": tally[outcome], "share": tally[outcome] / total})
-    return pd.DataFrame(records, columns=["scorer", "label", "outcome", "order", "rows", "share"])
+                records.append({"scorer": str(scorer), "system": str(system), "label": label, "outcome": outcome,
+                                "order": i, "rows": tally[outcome], "share": tally[outcome] / total})
+    return pd.DataFrame(records, columns=["scorer", "system", "label", "outcome", "order", "rows", "share"])
 
 
 def outcome_chart(counts: pd.DataFrame, scorer_order: Sequence[str] | None = None) -> alt.Chart:
-    labels = [_label(s) for s in scorer_order] if scorer_order is not None else None
+    """One stacked bar per scorer (per scorer and system, with several), in ``scorer_order``."""
+    labels = None
+    if scorer_order is not None:
+        labels = [x for s in scorer_order for x in dict.fromkeys(counts.loc[counts["scorer"] == s, "label"])]
     return alt.Chart(counts).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=labels),
         x=alt.X("rows:Q", title="rows", stack="zero"),

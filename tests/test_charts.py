@@ -38,6 +38,25 @@ def test_score_bins_put_one_in_the_last_bin():
     assert bins["rows"].tolist() == [1, 0, 1, 1]  # blank score (not judged) is not binned
 
 
+def test_outcome_counts_per_system_match_the_summary():
+    """A two-system file: one bar per (grader, system), each as its system's counts say."""
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+
+    run = score_file(ROOT / "sample_data" / "returns_ab_wide.csv",
+                     RunConfig.from_dict({"graders": [{"name": "exact"}, {"name": "contains"}]}))
+    counts = charts.outcome_counts(run.scored)
+    assert set(counts["label"]) == {
+        "Exact match · output", "Exact match · output_b", "Contains · output", "Contains · output_b"}
+    for system, per in run.summary["systems"].items():
+        for scorer, c in per.items():
+            part = counts[(counts["scorer"] == scorer) & (counts["system"] == system)].set_index("outcome")["rows"]
+            assert part.get("pass", 0) == c["passed"] and part.sum() == c["graded"], (system, scorer)
+    spec = charts.outcome_chart(counts, ["contains", "exact"]).to_dict()
+    assert spec["encoding"]["y"]["sort"] == [
+        "Contains · output", "Contains · output_b", "Exact match · output", "Exact match · output_b"]
+
+
 def test_outcome_counts_match_the_summary(desk):
     counts = charts.outcome_counts(desk.scored)
     for scorer, c in desk.summary["graders"].items():

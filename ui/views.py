@@ -227,9 +227,13 @@ def chart_specs(view: Mapping[str, Any]) -> dict[str, dict]:
 def charts_section(view: Mapping[str, Any]) -> None:
     st.subheader("Charts")
     specs = chart_specs(view)
+    systems = len(view["summary"].get("systems") or {})
+    if systems > 1:
+        st.caption(f"Outcomes per grader and system; the other charts count the {systems} systems together "
+                   "(the counts table above has each system's figures).")
     left, right = st.columns(2)
     with left:
-        st.markdown("**Outcomes per grader**")
+        st.markdown("**Outcomes per grader**" + (" and system" if systems > 1 else ""))
         st.vega_lite_chart(specs["outcomes"], width="stretch")
     with right:
         st.markdown("**Near misses by probe code**")

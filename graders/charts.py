@@ -72,7 +72,8 @@ def score_distribution_chart(bins: pd.DataFrame, thresholds: dict[str, float | N
     t = {_label(s): v for s, v in (thresholds or {}).items() if v is not None}
     data = bins.assign(threshold=bins["label"].map(t).astype(float))
     bars = alt.Chart().mark_bar().encode(
-        x=alt.X("bin_start:Q", bin="binned", title="score", scale=alt.Scale(domain=[0, 1])),
+        x=alt.X("bin_start:Q", bin="binned", title="score", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(labelFlush=True)),  # the 1.0 tick inside its panel
         x2="bin_end:Q",
         y=alt.Y("rows:Q", title="rows"),
         tooltip=["label:N", alt.Tooltip("bin_start:Q", format=".2f"), alt.Tooltip("bin_end:Q", format=".2f"), "rows:Q"],
@@ -149,9 +150,11 @@ def near_miss_counts(scored: pd.DataFrame) -> pd.DataFrame:
 
 def near_miss_chart(counts: pd.DataFrame) -> alt.Chart:
     return alt.Chart(counts).mark_bar().encode(
-        y=alt.Y("code:N", title="probe code", sort="-x"),
-        x=alt.X("sum(rows):Q", title="near misses"),
-        color=alt.Color("label:N", title="grader", legend=alt.Legend(orient="bottom", columns=3)),
+        # the whole code on the axis (strip_trailing_punctuation), the last tick inside the
+        # chart, and the legend in two columns: a half-width column clipped all three
+        y=alt.Y("code:N", title="probe code", sort="-x", axis=alt.Axis(labelLimit=0)),
+        x=alt.X("sum(rows):Q", title="near misses", axis=alt.Axis(labelFlush=True)),
+        color=alt.Color("label:N", title="grader", legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
         tooltip=["code:N", "words:N", "label:N", "rows:Q"],
     ).properties(height=alt.Step(22))
 

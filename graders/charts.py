@@ -8,7 +8,7 @@ spec. Each ``*_data`` function returns the aggregate frame (tested on its own); 
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import altair as alt
 import numpy as np
@@ -17,6 +17,7 @@ import pandas as pd
 from .jsonparse import encodable
 from .nearmiss import PROBE_CODES
 from .registry import REGISTRY
+from .summary import positions_by_value
 
 __all__ = [
     "OUTCOMES", "continuous_scorers", "score_bins", "score_distribution_chart", "outcome_counts",
@@ -92,11 +93,16 @@ def outcome_counts(scored: pd.DataFrame) -> pd.DataFrame:
     """Rows per (scorer, outcome): ``scorer, system, label, outcome, order, rows, share``; a
     fail with a near miss counts as "near miss", not as "fail". With several systems, per
     (scorer, system), labelled "Exact match · output_b" (one system: ``system`` is "")."""
-    records = []
-    several = "system" in scored.columns and scored["system"].nunique() > 1
-    keys = ["scorer", "system"] if several else ["scorer"]
-    for key, part in scored.groupby(keys, sort=False):
-        scorer, system = (key if several else (key[0] if isinstance(key, tuple) else key, ""))
+    records: list[dict] = []
+    names: list[Any] = []
+    systems = scored["system"].to_numpy(dtype=object) if "system" in scored.columns else None
+    several = systems is not None and len(positions_by_value(systems)) > 1
+    groups = []  # (scorer, system, positions), each scorer's systems in order of first appearance
+    for scorer, at in positions_by_value(scored["scorer"].to_numpy(dtype=object)).items():
+        groups += ([(scorer, system, where) for system, where in positions_by_value(systems, at).items()]
+                   if several else [(scorer, "", at)])
+    for scorer, system, at in groups:
+        part = scored.iloc[at]
         status = part["status"]
         counts = status.value_counts()
         near_fails = int(((status == "fail") & (part["near_miss"] != "")).sum())
@@ -110,9 +116,13 @@ def outcome_counts(scored: pd.DataFrame) -> pd.DataFrame:
         label = _label(str(scorer)) + (f" · {encodable(str(system))}" if several else "")
         for i, outcome in enumerate(OUTCOMES):
             if tally.get(outcome):
-                records.append({"scorer": str(scorer), "system": str(system), "label": label, "outcome": outcome,
+                records.append({"scorer": str(scorer), "label": label, "outcome": outcome,
                                 "order": i, "rows": tally[outcome], "share": tally[outcome] / total})
-    return pd.DataFrame(records, columns=["scorer", "system", "label", "outcome", "order", "rows", "share"])
+                names.append(system)
+    frame = pd.DataFrame(records, columns=["scorer", "label", "outcome", "order", "rows", "share"])
+    # as written (objects: a string column cannot hold a lone surrogate; the label escapes it)
+    frame.insert(1, "system", pd.Series(names, index=frame.index, dtype=object))
+    return frame
 
 
 def outcome_chart(counts: pd.DataFrame, scorer_order: Sequence[str] | None = None) -> alt.Chart:
@@ -120,7 +130,8 @@ def outcome_chart(counts: pd.DataFrame, scorer_order: Sequence[str] | None = Non
     labels = None
     if scorer_order is not None:
         labels = [x for s in scorer_order for x in dict.fromkeys(counts.loc[counts["scorer"] == s, "label"])]
-    return alt.Chart(counts).mark_bar().encode(
+    data = counts.drop(columns="system", errors="ignore")  # the label names it, escaped: the data goes out as UTF-8
+    return alt.Chart(data).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=labels),
         x=alt.X("rows:Q", title="rows", stack="zero"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOMES), range=list(_OUTCOME_COLOURS)),

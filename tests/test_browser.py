@@ -217,7 +217,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             _eventually(lambda: _check("System" in page.locator("table").filter(has_text="Near misses").first.inner_text()))
 
             # Change the mapping: no second model.
-            page.get_by_text("Column mapping").click()
+            page.get_by_text("Column mapping (the suggested column", exact=False).click()
             _settle(page)
             _select(page, "gb_w_score_map_output_b", "— none —")
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
@@ -301,7 +301,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
             page.get_by_role("button", name="A/B wide", exact=True).click()
             expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
-            expect(page.get_by_text("Where A and B disagree")).to_be_visible(timeout=120_000)
+            expect(page.get_by_role("heading", name="Where A and B disagree")).to_be_visible(timeout=120_000)
             _settle(page)
             _shot(page, "compare")
         finally:

@@ -42,6 +42,11 @@ from graders.numbers import read_number
         ("It costs 5 then 6.", "last", "6"),
         ("007", "whole", "007"),
         ("1e5", "whole", None),
+        # "not a letter or digit": a number that is neither (No, Nl) does not hide the numeral
+        ("½2", "first", "2"), ("x²2", "first", "2"), ("Ⅻ2", "first", "2"), ("①2", "last", "2"),
+        ("\u30072", "first", "2"),  # 〇, an Nl ideographic zero
+        ("٣2", "first", None),  # an Nd digit does
+        ("é2", "first", None), ("ǅ2", "first", None),  # letters (Ll, Lt)
     ],
 )
 def test_number_grammar(text, mode, value):
@@ -138,3 +143,18 @@ def test_comparison_is_exact_for_long_numerals(expected, output, params, passed,
     g = grade("numeric", expected=expected, output=output, **params)
     assert g.passed is passed
     assert g.details["difference"] == difference
+
+
+def test_the_numbers_that_are_not_digits_are_unicodes_nl_and_no():
+    """The list the grammar carries is Unicode's Nl and No: exactly, on the Unicode it was
+    written from; on a newer one, each listed character still is one (new ones stay in \\w)."""
+    import sys
+    import unicodedata
+
+    from graders.numbers import NUMBERS_NOT_DIGITS, NUMBERS_NOT_DIGITS_UNICODE
+
+    listed = {c for a, b in NUMBERS_NOT_DIGITS for c in range(a, b + 1)}
+    assert all(unicodedata.category(chr(c)) in ("Nl", "No") for c in listed)
+    if unicodedata.unidata_version == NUMBERS_NOT_DIGITS_UNICODE:
+        assert listed == {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Nl", "No")}
+

@@ -27,8 +27,12 @@ a class does not allow, a negated class that may contain strings) is refused; ``
 inside a class under ``i``, ``\\b``/``\\B`` under ``v`` + ``i``, ``[\\b]`` under ``v``,
 ``\\q{a|b}`` (one code point per alternative) and ``\\uD83D\\u{…}`` are rewritten to
 forms ``regress`` runs right. Left as they are (no faithful rewrite): ``v`` + ``i``
-complements (``\\P{Lu}``, ``[^…]``, ``--``) follow u-mode case folding, and the empty
-string of ``\\q{}`` never matches.
+complements (``\\P{Lu}``, ``[^…]``, ``--``) follow u-mode case folding; the empty
+string of ``\\q{}`` never matches; a counted repeat (``{2}`` and up) of a group that
+repeats a greedy atom gives nothing back to its next round (``((a+)+){2}`` misses
+``aa``); nested stars that can match empty (``(?:(?:a|)*)*x``) never end, so the time
+limit makes them an error; a group's backreference to itself in an alternative
+(``(a|\\1)a``) fails where JavaScript matches it as empty.
 
 Matching runs in a persistent worker process (``graders._regex_worker``), started on
 first use and shared by all threads behind a lock: ``regress`` holds the GIL for the

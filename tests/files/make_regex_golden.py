@@ -405,6 +405,17 @@ SURROGATES: list[tuple[str, str, list[str]]] = [
     ("x", "", ["\ud800x", "\udc00\ud800x"]),
 ]
 
+# Where regress departs from JavaScript with no faithful rewrite (tests/test_regex_node.py's
+# DIVERGENCES): a counted repeat of a group that itself repeats a greedy atom gives nothing
+# back to the next round; nested stars that can match empty never end (ECMAScript stops an
+# iteration that matched nothing); a group's backreference to itself inside an alternative.
+REGRESS: list[tuple[str, str, list[str]]] = [
+    (r"((a+)+){2}", "", ["aa"]),
+    (r"(?:(?:\d+)+){3}", "", ["123"]),
+    (r"(?:(?:a|)*)*x", "", ["a"]),
+    (r"(a|\1)a", "", ["a"]),
+]
+
 # --- seeded random patterns from a small grammar ------------------------------------
 
 ATOMS = [
@@ -487,7 +498,7 @@ def cases() -> list[dict]:
             seen.add(key)
             table.append({"pattern": pattern, "flags": flags, "text": text, "at": at})
 
-    for pattern, flags, texts in VALID + SURROGATES:
+    for pattern, flags, texts in VALID + SURROGATES + REGRESS:
         for text in texts:
             for at in MODES:
                 add(pattern, flags, text, at)

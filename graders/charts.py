@@ -199,8 +199,9 @@ def tolerance_chart(sweep: pd.DataFrame, configured: float | None = None) -> alt
 def schema_violations(scored: pd.DataFrame, scorer: str = "json_schema") -> pd.DataFrame:
     """JSON Schema failures grouped by (JSON Pointer path, keyword): ``path, keyword,
     rows, share`` (share of the scorer's rows having that violation). Outputs that are not
-    JSON at all are one group, keyword ``(not JSON)``; the root (``""``) shows as ``(root)``. A key's lone surrogate shows in its
-    path as ``\\ud800`` (the chart goes to the browser as UTF-8)."""
+    JSON at all are one group, keyword ``(not JSON)``; the root (``""``) shows as
+    ``(root)``. A key's lone surrogate shows in its path as ``\\ud800`` (the chart goes to
+    the browser as UTF-8)."""
     part = scored.loc[scored["scorer"] == scorer, "details"]
     total = len(part)
     counter: dict[tuple[str, str], int] = {}

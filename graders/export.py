@@ -134,7 +134,8 @@ def python_source(pipeline: str | Sequence[str]) -> str:
         which = list(dict.fromkeys(w for step, w in _PY_UNICODE_WORDS if step in used))
         unicode_note = [
             "",
-            f"{_join_words(which)} {'follows' if len(which) == 1 else 'follow'} the interpreter's Unicode data. Generated on Python",
+            f"{_join_words(which)} {'follows' if len(which) == 1 else 'follow'} the interpreter's Unicode data. "
+            "Generated on Python",
             f"{_python_version()} (Unicode {UNICODE_VERSION}), where it matches Gradeboard exactly; on another",
             "Python version it matches on the characters both Unicode versions assign.",
         ]

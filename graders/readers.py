@@ -20,9 +20,11 @@ Settings, stated once:
   skipped but keep their record number, so numbers match a spreadsheet's rows.
 - JSON: numbers keep their source spelling (``3.10``, ``1e5``, ``-0``); ``true``,
   ``false``, ``null`` become the text ``"true"``, ``"false"``, ``"null"``; strings as
-  decoded. An object field one level deep becomes a dotted column
-  (``metadata.harnessPass``); deeper objects and arrays become compact JSON text, numbers
-  spelled as in the source. ``{}`` as a field's value adds no column.
+  decoded. A field whose value is an object is that object as compact JSON text, and each
+  of its fields one level deep is a dotted column as well (``metadata.harnessPass``):
+  ``"expected": {"age": 34}`` gives ``expected`` = ``{"age":34}`` and ``expected.age`` =
+  ``34``. Deeper objects and arrays are compact JSON text too; numbers are spelled as in
+  the source.
 - Record numbers are 1-based: the record after the header for CSV/TSV (quoted newlines do
   not count, blank lines do), the line for JSON lines (blank lines skipped, not
   unreadable), the array entry for JSON documents.
@@ -625,10 +627,44 @@ class _Text(str):
     __slots__ = ()
 
 
+_SCALAR_TEXT = {True: "true", False: "false", None: "null"}
+_KEY_TEXT: dict[str, str] = {}  # '"key":' per object key seen (files repeat their keys)
+
+
+def _key_text(key: str) -> str:
+    text = _KEY_TEXT.get(key)
+    if text is None:
+        if len(_KEY_TEXT) >= 4096:
+            _KEY_TEXT.clear()
+        text = _KEY_TEXT[key] = _dumps_str(key) + ":"
+    return text
+
+
+def _compact_flat(pairs: tuple) -> str | None:
+    """``_compact`` of an object whose values are all scalars (most metadata), or None."""
+    parts = []
+    for key, v in pairs:
+        t = type(v)
+        if t is _Number:
+            parts.append(_key_text(key) + v)
+        elif t is str:
+            parts.append(_key_text(key) + _dumps_str(v))
+        elif t is bool or v is None:
+            parts.append(_key_text(key) + _SCALAR_TEXT[v])
+        else:
+            return None
+    return "{" + ",".join(parts) + "}"
+
+
 def _compact(value: Any) -> str:
     """Compact JSON text of a nested value (exact decoder), numbers spelled as in the source.
     Written from a stack, not by recursion: the decoder reads values nested past Python's
     recursion limit for Python code, and any value it read is written back."""
+    if type(value) is tuple:
+        flat = _compact_flat(value)
+        if flat is not None:
+            _object(value, None)  # a key named twice is an unreadable record, as below
+            return flat
     parts: list[str] = []
     todo: list[Any] = [value]  # popped from the end: pushed in reverse
     while todo:
@@ -671,8 +707,11 @@ def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
         value = row[key]
         t = type(value)
         if t is tuple:
-            del row[key]
-            for sub, v in _object(value, key + ".").items():
+            # The object itself as JSON text (an expected object for json_fields), and its
+            # fields as dotted cells after the record's own (metadata.harnessPass).
+            if not exact:
+                raise _NeedExact
+            for sub, v in _object(value, key + ".").items():  # first: it names a repeated field
                 dotted = key + "." + sub
                 if dotted in row:
                     raise _BadRecord(f"has the field {dotted!r} twice (once inside {key!r})")
@@ -685,6 +724,7 @@ def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
                     row[dotted] = _compact(v)
                 else:
                     row[dotted] = _scalar(v)
+            row[key] = _compact(value)
         elif t is list:
             if not exact:
                 raise _NeedExact
@@ -697,11 +737,10 @@ def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
 def _add_columns(columns: dict[str, None], pairs: tuple) -> None:
     """Add a record's columns, in its order, to the columns seen so far."""
     for key, value in pairs:
+        columns.setdefault(key)
         if type(value) is tuple:
             for sub, _ in value:
                 columns.setdefault(key + "." + sub)
-        else:
-            columns.setdefault(key)
 
 
 def _kind(value: Any) -> str:
@@ -720,6 +759,7 @@ def _kind(value: Any) -> str:
 
 def _read_jsonl(lines: list[str]) -> ResultsFile:
     scan = _FAST.scan_once
+    exact = False  # once a line needs the exact decoder (a nested value), the rest start with it
     only_str = _ONLY_STR.issuperset
     rows: list[dict[str, str]] = []
     records: list[int] = []
@@ -736,7 +776,7 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
             if not line.strip():
                 continue
             try:
-                obj = _FAST.decode(line)
+                obj = (_EXACT if exact else _FAST).decode(line)
             except json.JSONDecodeError as exc:
                 unreadable.append((number, f"is not JSON ({exc.msg} at column {exc.colno})"))
                 continue
@@ -753,9 +793,10 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
         if len(row) != len(obj) or not only_str(map(type, row.values())):
             try:
                 try:
-                    row = _flatten(obj, False)
+                    row = _flatten(obj, exact)
                 except _NeedExact:
                     row = _flatten(_EXACT.decode(line), True)
+                    scan, exact = _EXACT.scan_once, True
             except _BadRecord as exc:
                 unreadable.append((number, str(exc)))
                 continue

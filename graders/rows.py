@@ -28,9 +28,9 @@ Settings, stated once:
   strings. When no selected grader needs an expected (``needs_expected=False``), expected
   problems leave nothing out and refs is ``()`` where it cannot be read.
 - ``assert``: empty (or JSON ``null``) means no assertions; otherwise a JSON list of
-  objects, each with a string ``"type"``. A JSON record whose ``assert`` is an object
-  (read as ``assert.type``, ... columns) is malformed too. Kinds are the batch layer's
-  business: an unknown kind is not malformed.
+  objects, each with a string ``"type"`` (a JSON record's ``assert`` object, read as its
+  JSON text, is malformed). Kinds are the batch layer's business: an unknown kind is not
+  malformed.
 - Besides what the scored file needs, rows carry ``repeat_number`` (int, for pairing
   repeats) and ``output_column`` (the column the row's output came from, for A vs B).
 - Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and a row is counted once,
@@ -246,25 +246,9 @@ def prepare(
     # Per-row assertions.
     assertions = np.empty(n, dtype=object)
     assertions.fill(())
-    # A JSON record whose assert is an object was read as dotted columns (assert.type,
-    # ...), leaving assert absent (and, when every record's is, no assert column at all):
-    # that is malformed, not "no assertions".
-    prefix = (mapping.get("assert") or "assert") + "."
-    if asserts is None and any(c.startswith(prefix) for c in file.columns):
-        asserts = np.full(n, None, dtype=object)
     if asserts is not None:
         problem: dict[int, str] = {}
-        dotted = [c for c in file.columns if c.startswith(prefix)]
-        if dotted:
-            as_object = np.zeros(n, dtype=bool)
-            for c in dotted:
-                as_object |= ~np.equal(frame[c].to_numpy(dtype=object), None)
-            as_object &= np.equal(asserts, None) & alive()
-            for i in np.flatnonzero(as_object)[:_FIRST]:
-                problem[int(i)] = "the assertions must be a JSON list of objects, not an object"
-            bad = as_object
-        else:
-            bad = np.zeros(n, dtype=bool)
+        bad = np.zeros(n, dtype=bool)
         rows_a = np.flatnonzero(~_missing(asserts) & alive())
         if len(rows_a):
             ok, values, problems = _parse_unique(asserts[rows_a], _assertions)
@@ -471,7 +455,7 @@ def _assertions(cell: str) -> tuple[tuple[dict, ...] | None, str | None]:
     if value is None:
         return (), None
     if not isinstance(value, list):
-        return None, "the assertions must be a JSON list of objects"
+        return None, "the assertions must be a JSON list of objects" + (", not an object" if isinstance(value, dict) else "")
     for index, item in enumerate(value, 1):
         if not isinstance(item, dict):
             return None, f"assertion {index} is not an object"

@@ -461,3 +461,18 @@ def test_a_lone_surrogate_with_corpus_graders(tmp_path, capsys, command, field):
     assert list(s["corpus"]) == [first, "v2"]
     assert s["corpus"][first]["bleu"]["corpus"] == pytest.approx(1.0)
     assert len(pd.read_csv(out, dtype=str, keep_default_na=False)) == (4 if command == "score" else 2)
+
+
+def test_an_expected_object_in_json_lines_is_graded_by_json_fields(tmp_path):
+    """ "expected": {...} is the expected answer as JSON text (its fields are dotted columns
+    as well): json_fields grades it (it was read as dotted columns alone, so the row was
+    left out as "no expected")."""
+    src = tmp_path / "r.jsonl"
+    src.write_text('{"id": "a", "expected": {"x": 1, "y": "z"}, "output": "{\\"x\\": 1.0, \\"y\\": \\"w\\"}"}\n'
+                   '{"id": "b", "expected": "{\\"x\\": 2}", "output": "{\\"x\\": 2}"}\n', encoding="utf-8")
+    out, summary = tmp_path / "s.csv", tmp_path / "s.json"
+    assert main(["score", str(src), "--grader", "json_fields", "--out", str(out), "--summary", str(summary)]) == 0
+    rows = {r["item"]: r for r in pd.read_csv(out, dtype=str, keep_default_na=False).to_dict("records")}
+    assert rows["a"]["score"] == "0.5" and rows["b"]["score"] == "1.0"
+    assert json.loads(summary.read_text())["left_out"]["total"] == 0
+

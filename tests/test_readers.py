@@ -158,8 +158,10 @@ def test_jsonl_broken_line_blank_line_and_nested_metadata():
     )
     assert f.columns == (
         "id", "input", "expected", "output",
-        "metadata.harnessPass", "metadata.latencyMs", "metadata.model", "metadata.tags",
+        "metadata", "metadata.harnessPass", "metadata.latencyMs", "metadata.model", "metadata.tags",
     )
+    # the object itself as compact JSON text (numbers as spelled), and each field a dotted column
+    assert cells(f, "id", "metadata")["j2"] == '{"harnessPass":false,"latencyMs":95.50}'
     assert cells(f, "id", "metadata.harnessPass") == {"j1": "true", "j2": "false", "j6": "null"}
     assert cells(f, "id", "metadata.latencyMs") == {"j1": "812", "j2": "95.50", "j6": None}
     assert cells(f, "id", "metadata.model") == {"j1": "gpt-x", "j2": None, "j6": None}
@@ -177,7 +179,7 @@ def test_json_array():
 
 def test_rows_document():
     f = read("results_rows.json")
-    assert f.columns == ("id", "vars.question", "vars.expected", "response.output")
+    assert f.columns == ("id", "vars", "vars.question", "vars.expected", "response", "response.output")
     assert f.records == (1, 2, 3)
     assert f.frame["response.output"].tolist() == ["Paris", "42", "Bergen"]
 
@@ -214,7 +216,8 @@ def test_csv_traps_all_present():
 JSON_TRAPS = [
     ("n1", "3.10"), ("n2", "1e5"), ("n3", "-0"), ("n4", "1E+2"), ("n5", "12345678901234567890123"),
     ("n6", "true"), ("n7", "false"), ("n8", "null"), ("n9", "NA"), ("n10", ""), ("n11", " x "),
-    ("n12", "é😀"), ("n13", '[1.50,"1.50",-0.0,{"k":2.0}]'), ("n14", None), ("n15", None),
+    ("n12", "é😀"), ("n13", '[1.50,"1.50",-0.0,{"k":2.0}]'), ("n14", '{"deep":{"x":1.0,"y":[true,null]}}'),
+    ("n15", None),
     ("n16", "007"), ("n18", "tab\tand\nnewline"),
 ]
 
@@ -246,7 +249,7 @@ def test_short_row_cells_are_absent_long_row_unreadable_blank_lines_skipped():
 
 def test_absent_json_keys_are_none_and_empty_strings_stay():
     f = read_results(b'{"id": "1", "a": ""}\n{"id": "2"}\n{"id": "3", "a": {}}\n')
-    assert cells(f, "id", "a") == {"1": "", "2": None, "3": None}  # {} adds no column
+    assert cells(f, "id", "a") == {"1": "", "2": None, "3": "{}"}  # an object is its JSON text
 
 
 def test_json_duplicate_keys_make_the_record_unreadable():
@@ -667,3 +670,21 @@ def test_gc_state_is_restored():
     with pytest.raises(ResultsFileError):
         read("malformed.json")
     assert gc.isenabled()
+
+
+_SCALARS = st.one_of(st.text(max_size=8), st.booleans(), st.none(), st.integers(-10**30, 10**30),
+                     st.floats(allow_nan=False, allow_infinity=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _SCALARS, max_size=6))
+def test_a_flat_object_is_written_as_the_general_path_writes_it(obj):
+    """The object cell's fast path (scalars only) gives the stack writer's text, numbers as
+    spelled in the source (a float written as 1.50 stays 1.50)."""
+    from graders.readers import _EXACT, _compact
+
+    text = json.dumps(obj, ensure_ascii=False).replace(".0,", ".00,")
+    value = _EXACT.decode(text)
+    assert _compact(value) == _compact([value])[1:-1]
+    assert json.loads(_compact(value)) == json.loads(text)
+

@@ -135,7 +135,7 @@ LEFT_OUT = {
         4,
         (14, 15, 16, 17),
         (
-            "row 14: the assertions must be a JSON list of objects",
+            "row 14: the assertions must be a JSON list of objects, not an object",
             'row 15: assertion 1 has no "type" string',
             "row 16: assertion 1 is not an object",
             "row 17: the assertions are not JSON (Expecting value at column 2)",

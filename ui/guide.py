@@ -185,8 +185,9 @@ OVERALL_GRADERS_TEXT = "`exact`, `normalized`, `contains`, `regex`, `numeric` an
 
 SCORE_HOW = (
     "**Reading.** CSV, TSV, JSON lines, a JSON array of objects or a JSON document with a `rows` array, UTF-8 "
-    "with or without a BOM. Cells stay text exactly as written (`NA`, `007`, `3.10`); object fields one level "
-    "deep become dotted columns (`metadata.harnessPass`). Columns are suggested from their names; change them "
+    "with or without a BOM. Cells stay text exactly as written (`NA`, `007`, `3.10`); an object field is its "
+    "JSON text, and its fields one level deep are dotted columns too (`metadata.harnessPass`). Columns are "
+    "suggested from their names; change them "
     "under **Column mapping**. A row's key is (id, version, repeat).\n\n"
     "**Counting.** Each selected grader scores every row on its own, with the Grader playground's code, and "
     "the near-miss probe runs on every fail. Mean score is over the rows that have a score; the pass rate is "

@@ -15,6 +15,7 @@ not). Kinds Gradeboard does not implement (``llm-rubric``, ``javascript``, ``sim
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from typing import Any, Mapping
 
@@ -119,18 +120,38 @@ def value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _double(x: int | float) -> float:
+    """A JSON number as JavaScript reads it: a double, and past its range infinite."""
+    try:
+        return float(x)
+    except OverflowError:  # an integer of more than 309 digits
+        return math.inf if x > 0 else -math.inf
+
+
 def strict_json_equal(a: Any, b: Any) -> bool:
     """JSON values equal as JavaScript's deep strict equality sees parsed JSON: numbers by
-    value (1 equals 1.0), true never 1, objects regardless of key order."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if _is_number(a) and _is_number(b):
-        return float(a) == float(b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(strict_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(strict_json_equal(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
+    value as doubles (1 equals 1.0), true never 1, objects regardless of key order. Walked
+    with a stack: a value nested as deep as the parser reads is compared."""
+    todo = [(a, b)]
+    while todo:
+        a, b = todo.pop()
+        if isinstance(a, bool) or isinstance(b, bool):
+            if not (type(a) is type(b) and a == b):
+                return False
+        elif _is_number(a) and _is_number(b):
+            if _double(a) != _double(b):
+                return False
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if a.keys() != b.keys():
+                return False
+            todo.extend((a[k], b[k]) for k in a)
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            todo.extend(zip(a, b))
+        elif not (type(a) is type(b) and a == b):
+            return False
+    return True
 
 
 def json_equals_grade(value: Any, output: str) -> Grade:

@@ -106,7 +106,8 @@ def _config(args: argparse.Namespace) -> Any:
 
     try:
         config = load_config(args.config) if args.config else RunConfig()
-        extra = [g for g in getattr(args, "grader", []) if g not in config.grader_names]
+        # a --grader named twice, or also in the configuration, runs once
+        extra = [g for g in dict.fromkeys(getattr(args, "grader", [])) if g not in config.grader_names]
         if extra:
             config = RunConfig(config.columns, config.graders + tuple(GraderConfig.make(g) for g in extra), config.overall)
         if not config.graders:

@@ -165,5 +165,7 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
         raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
         raise ConfigError("the configuration nests too deeply to read") from None
+    except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
+        raise ConfigError(f"the configuration is not valid JSON: {e}") from None
     return RunConfig.from_dict(data)
 

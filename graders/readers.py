@@ -53,6 +53,8 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
+from .text import quoted_name
+
 __all__ = [
     "DEFAULT_MAX_BYTES", "FORMATS", "ResultsFile", "ResultsFileError", "detect_format", "read_results",
 ]
@@ -176,11 +178,11 @@ def _read_path(path: str, max_bytes: int) -> bytes:
     except ResultsFileError:
         raise
     except FileNotFoundError:
-        raise ResultsFileError(f"no such file: {path}") from None
+        raise ResultsFileError(f"no such file: {quoted_name(os.fspath(path))}") from None
     except IsADirectoryError:
-        raise ResultsFileError(f"is a directory, not a results file: {path}") from None
+        raise ResultsFileError(f"is a directory, not a results file: {quoted_name(os.fspath(path))}") from None
     except OSError as exc:
-        raise ResultsFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise ResultsFileError(f"cannot read {quoted_name(os.fspath(path))}: {exc.strerror or exc}") from None
     if len(data) > max_bytes:  # a pipe, or a file that grew: read only one byte past the limit
         limit = _megabytes(max_bytes)
         raise ResultsFileError(f"the file is over the {limit} limit (max_bytes); its size was not known before reading")
@@ -478,14 +480,15 @@ def _malformed_quote(text: str, sep: str) -> tuple[int, int, str] | None:
     mode (which reads every well-formed record as the C parser does); None when none."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True, strict=True)
     start = 1
-    while True:
-        try:
-            next(reader)
-        except StopIteration:
-            return None
-        except csv.Error as exc:
-            return start, reader.line_num, str(exc)
-        start = reader.line_num + 1
+    with _cells_of_any_size():
+        while True:
+            try:
+                next(reader)
+            except StopIteration:
+                return None
+            except csv.Error as exc:
+                return start, reader.line_num, str(exc)
+            start = reader.line_num + 1
 
 
 def _line_start(text: str, line: int) -> int:

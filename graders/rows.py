@@ -32,7 +32,7 @@ Settings, stated once:
   JSON text, is malformed). Kinds are the batch layer's business: an unknown kind is not
   malformed.
 - Besides what the scored file needs, rows carry ``repeat_number`` (int, for pairing
-  repeats) and ``output_column`` (the column the row's output came from, for A vs B).
+  repeats; past the 4,300 digits ``int()`` converts, its digits as text) and ``output_column`` (the column the row's output came from, for A vs B).
 - Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and a row is counted once,
   under its first. Counts count rows to score: one per record, one per record and
   output column in a wide file (an unreadable record, too, counts once per output
@@ -183,8 +183,9 @@ def prepare(
             if m:
                 if len(m.group(1)) <= 18:
                     r_number[u] = int(m.group(1))
-                else:  # past int64: the column holds Python ints
-                    huge[u] = int(m.group(1))
+                else:  # past int64: the column holds Python ints (or, past the 4,300 digits
+                    # int() converts, the digits themselves: compared as keys, they still pair)
+                    huge[u] = int(m.group(1)) if len(m.group(1)) <= 4300 else m.group(1)
                 r_key[u] = m.group(1)
             else:
                 r_key[u] = "\x00" + cell  # a bad repeat is compared as written
@@ -194,6 +195,7 @@ def prepare(
                 r_number[u] = value
         repeat_number = r_number[r_codes]
         repeat_key = r_key[r_codes]
+        bad_repeat = np.fromiter((k[0] == "\x00" for k in r_key), dtype=bool, count=len(r_key))[r_codes]
         repeat_text = np.where(r_codes < 0, "", repeat).astype(object)
     else:
         repeat_number = np.zeros(n, dtype=np.int64)
@@ -201,7 +203,7 @@ def prepare(
         repeat_text = np.full(n, "", dtype=object)
 
     if repeat is not None:
-        bad = np.asarray(repeat_number < 0, dtype=bool)
+        bad = bad_repeat
         for i in np.flatnonzero(bad & alive())[:_FIRST]:
             cell = repeat[i]
             notes.setdefault("bad repeat", []).append(
@@ -467,7 +469,9 @@ def _assertions(cell: str) -> tuple[tuple[dict, ...] | None, str | None]:
 def _json_msg(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at column {exc.colno}" if exc.lineno == 1 else f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return "nested too deeply"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return "a number of more than 4,300 digits"  # int()'s conversion limit, the one other ValueError
 
 
 def _left_out(file: ResultsFile, reason: np.ndarray, records: np.ndarray, k: int,

@@ -160,6 +160,10 @@ def test_signature_in_metadata():
         ({"type": "equals", "value": {"a": 1, "b": [1]}}, '{"a": 1.0, "b": [true]}', "fail"),
         ({"type": "not-equals", "value": [1, 2]}, "[1, 2]", "fail"),
         ({"type": "equals", "value": {"a": 1}}, "not json", "fail"),
+        # numbers as JavaScript reads them: doubles, past their range infinite
+        ({"type": "equals", "value": [10**400]}, "[1e400]", "pass"),
+        ({"type": "equals", "value": [1]}, "[1" + "0" * 309 + "]", "fail"),
+        ({"type": "equals", "value": [9007199254740993]}, "[9007199254740992]", "pass"),
         ({"type": "is-json", "value": ""}, '{"a": 1}', "pass"),  # no schema: a plain JSON check
     ],
 )

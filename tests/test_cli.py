@@ -476,3 +476,53 @@ def test_an_expected_object_in_json_lines_is_graded_by_json_fields(tmp_path):
     assert rows["a"]["score"] == "0.5" and rows["b"]["score"] == "1.0"
     assert json.loads(summary.read_text())["left_out"]["total"] == 0
 
+
+# Robustness, from a fuzz of the command line: each once a traceback (or a refusal).
+HUGE = "1" * 4301  # past int()'s 4,300-digit conversion limit
+
+
+@pytest.mark.parametrize("name, data", [
+    # a repeat of 4,301 digits: a whole number, paired by its digits
+    ("repeat.csv", f"id,expected,output,repeat\n1,a,a,{HUGE}\n2,a,a,{HUGE}\n2,a,a,{HUGE}\n".encode()),
+    # an equals assertion against an output holding an integer past a double's range
+    ("big.csv", b'id,expected,output,assert\n1,a,[1' + b"0" * 309 + b'],"[{""type"":""equals"",""value"":[1]}]"\n'),
+    # ... and nested deeper than Python's recursion limit for a recursive comparison
+    ("deep.csv", b"id,expected,output,assert\n1,a," + b"[" * 900 + b"]" * 900
+     + b',"[{""type"":""equals"",""value"":' + b"[" * 900 + b"]" * 900 + b'}]"\n'),
+    # a cell past Python's csv limit beside a quote inside an unquoted cell
+    ("long.csv", b'id,expected,output\n1,a"b,' + b"x" * 131073 + b"\n"),
+])
+def test_hostile_cells_score_without_a_traceback(tmp_path, capsys, name, data):
+    src = tmp_path / name
+    src.write_bytes(data)
+    out, summary = tmp_path / "s.csv", tmp_path / "s.json"
+    code, _, err = run(["score", src, "--grader", "exact", "--out", out, "--summary", summary], capsys)
+    assert code == 0, err
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    s = json.loads(summary.read_text())
+    if name == "repeat.csv":
+        assert set(scored["repeat"]) == {HUGE} and s["left_out"]["reasons"]["duplicate key"]["count"] == 1
+    elif name == "big.csv":
+        assert scored.set_index("scorer").loc["assert:0:equals", "pass"] == "false"
+    elif name == "deep.csv":
+        assert scored.set_index("scorer").loc["assert:0:equals", "pass"] == "true"
+    else:
+        assert s["left_out"]["total"] == 0
+
+
+def test_a_configuration_with_a_huge_integer_is_one_line(tmp_path, capsys):
+    cfg = tmp_path / "c.json"
+    cfg.write_text(f'{{"version": {HUGE}}}')
+    code, _, err = run(["score", SAMPLE, "--config", cfg, "--out", tmp_path / "s.csv"], capsys)
+    assert code == 2 and err.startswith("gradeboard: configuration: the configuration is not valid JSON")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_grader_named_twice_runs_once_and_a_path_with_a_line_break_is_one_line(tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    code, _, err = run(["score", SAMPLE, "--grader", "exact", "--grader", "exact", "--out", out], capsys)
+    assert code == 0, err
+    assert set(pd.read_csv(out, dtype=str, keep_default_na=False)["scorer"]) == {"exact"}
+    code, _, err = run(["score", tmp_path / "no\nsuch.csv", "--out", out], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "no\\nsuch.csv" in err
+

@@ -206,6 +206,9 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
             _settle(page)
             _eventually(lambda: _check(_counts(page)["Exact match"][1:3] == ["40", "8"]))
+            # the counts table sits in a box that scrolls sideways in a narrow window
+            assert page.locator(".gb-counts table").count() == 1
+            assert page.locator(".gb-counts").evaluate("e => getComputedStyle(e).overflowX") == "auto"
             page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for()
             _shot(page, "score")
 

@@ -126,7 +126,11 @@ def counts_section(view: Mapping[str, Any]) -> None:
         + (f", {count(left.get('total', 0), 'row')} left out" if left.get("total") else "")
         + f" · {len(view['run'].scored):,} scored rows."
     )
-    st.markdown(counts_markdown(summary, list(view["config"].grader_names) + ["overall"]))
+    # in a box that scrolls sideways: ten columns do not fit a narrow window (the cells are
+    # Markdown-escaped by counts_markdown, so the HTML allowed here is the box alone)
+    st.markdown(f"<div class='gb-counts' style='overflow-x:auto'>\n\n"
+                f"{counts_markdown(summary, list(view['config'].grader_names) + ['overall'])}\n\n</div>",
+                unsafe_allow_html=True)
     st.caption(
         "Each grader is counted on its own. Pass rate = passed / (passed + failed); the interval is "
         "Wilson's at 95%. Each Passed count opens the pass-rate calculator."

@@ -209,14 +209,15 @@ def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[st
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 
 
-def grade(name: str, expected: str | Sequence[str] = "", output: str = "", **params: Any) -> Grade:
+def grade(name: str, expected: str | Sequence[str] | None = "", output: str = "", **params: Any) -> Grade:
     """Grade one output against one reference (a str) or several (a list of str).
 
     >>> grade("numeric", expected="42", output="The refund is $42.00.", read="last").status
     'pass'
 
     Several references: a pass-or-fail grader passes when any passes, a continuous one
-    takes the best score (BLEU and chrF use them jointly, as sacrebleu does). Returns a
+    takes the best score (BLEU and chrF use them jointly, as sacrebleu does); ``None`` is no
+    reference (not judged by a grader that needs one; regex and valid_json need none). Returns a
     ``Grade`` (its docstring gives the statuses). An unknown grader or parameter, a missing
     required one or a bad value raises ``ValueError`` naming it and listing the valid ones.
     """
@@ -227,7 +228,7 @@ def grade(name: str, expected: str | Sequence[str] = "", output: str = "", **par
         resolved = _DEFAULTS.get(name)
         if resolved is None:
             resolved = _DEFAULTS[name] = resolve_params(name, {})
-    refs = as_refs(expected)
+    refs = () if expected is None else as_refs(expected)
     if not isinstance(output, str):
         raise ValueError(f"output must be a str, not {type(output).__name__}")
     return run(spec, refs, output, resolved)

@@ -68,6 +68,17 @@ def test_a_million_characters(name):
     assert g.status in ("pass", "fail", "not_judged", "error", "scored")
 
 
+@pytest.mark.parametrize("name", GRADER_NAMES)
+def test_no_expected_is_not_judged_where_the_grader_needs_one(name):
+    """expected=None (a harness's missing answer) or [] is no reference: not judged by a
+    grader that needs one, graded as usual by regex and valid_json, never an exception."""
+    from graders.registry import REGISTRY
+
+    for expected in (None, []):
+        g = grade(name, expected=expected, output='{"a": 1}', **PARAMS.get(name, {}))
+        assert g.status == "not_judged" if REGISTRY[name].uses_expected else g.status != "not_judged", (name, g)
+
+
 @FAST
 @given(st.lists(st.sampled_from(list(text.WHITESPACE) + ["a", "b", "é", "_", "!", ".", "—"])).map("".join) | texts)
 def test_fast_whitespace_steps_equal_the_regex(s):

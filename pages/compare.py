@@ -364,7 +364,7 @@ c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(),
                    .encode("utf-8", "backslashreplace"),
                    file_name="comparison.summary.json", mime="application/json", on_click="ignore",
                    key="gb_dl_compare_summary")
-c3.download_button("Configuration JSON", data=config.to_json(), file_name="gradeboard.config.json",
+c3.download_button("Export configuration", data=config.to_json(), file_name="gradeboard.config.json",
                    mime="application/json", on_click="ignore", key="gb_dl_compare_config")
 # --a=NAME: a version named "-base" would read as a flag after a space
 versions = f" --a={shlex.quote(display.text(version_a))} --b={shlex.quote(display.text(version_b))}" if version_a is not None else ""

@@ -81,7 +81,7 @@ def test_wide_sample_main_path():
     assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
     assert "B [19 of 40](pass_rate?k=19&n=40&" in bullets
     assert len(charts(at)) == 4  # outcome bars, scatter, differences, sensitivity
-    assert [b.label for b in at.download_button] == ["Comparison CSV", "Summary JSON", "Configuration JSON"]
+    assert [b.label for b in at.download_button] == ["Comparison CSV", "Summary JSON", "Export configuration"]
     # The review defaults to "A passes, B fails" on exact; the first row's detail is shown.
     assert any(m.value.startswith("#### Case r01") for m in at.markdown)
     # the labels as literal Markdown (ui.display.md): a column name's _ or : is not formatting

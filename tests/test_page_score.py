@@ -198,6 +198,13 @@ def test_two_pasted_tab_separated_columns_are_expected_and_output(text, rows):
     assert loading.TWO_COLUMNS not in [c.value for c in at.caption]
 
 
+def test_the_configuration_download_is_named_as_spec_names_it():
+    """SPEC §7: CONFIG.json is what the dashboard's "Export configuration" downloads."""
+    at = start()
+    labels = [b.label for b in at.get("download_button")]
+    assert "Export configuration" in labels and "Scored CSV" in labels
+
+
 def test_a_mapping_of_no_column_says_so():
     from ui.loading import mapping_words
 

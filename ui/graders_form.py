@@ -367,7 +367,7 @@ def config_upload(file: Any, prefix: str) -> None:
     """
     ss = st.session_state
     up = st.sidebar.file_uploader("Restore a configuration (JSON)", type=["json"], key="gb_config_upload",
-                                  help="What “Configuration JSON” downloads (SPEC §7).")
+                                  help="What “Export configuration” downloads (SPEC §7).")
     # Removed from the uploader on this page (not a page switch, which empties it too):
     # the configuration is forgotten, and files loaded next keep their own mapping.
     if up is None and ss.get("gb_config_held_on") == prefix:

@@ -30,7 +30,7 @@ COMPARE_LABELS = ("Background", "Tips and limitations", "Questions")
 UI_LABELS = (
     "Several references, one per line", "Pass or fail with a threshold", "Use the SQuAD pipeline",
     "Column mapping", "Corpus beside mean sentence scores", "All pass", "Any passes", "Assertion kinds not run",
-    "Pass rate (Wilson 95%)", "Configuration JSON", "Restore a configuration (JSON)", "Downloads",
+    "Pass rate (Wilson 95%)", "Export configuration", "Restore a configuration (JSON)", "Downloads",
     "Second model output", "A (version)", "B (version)", "Bootstrap resamples", "Seed", "Reading", "In words",
     "Where A and B disagree", "A fails, B passes", "A passes, B fails", "Any disagreement",
     "Largest drops (A below B)", "Does the verdict depend on the grader?", "Comparison CSV",
@@ -247,7 +247,7 @@ SCORE_QUESTIONS: tuple[tuple[str, str], ...] = (
      "In the counts table, **Pass rate (Wilson 95%)**. Each Passed count links to the Pass rate page, which "
      "gives the Wilson interval at any confidence."),
     ("How do I reproduce this run in CI?",
-     "Under **Downloads**, **Configuration JSON** exports the column mapping, the graders with their "
+     "Under **Downloads**, **Export configuration** downloads the column mapping, the graders with their "
      "parameters and the overall rule (**Restore a configuration (JSON)** in the sidebar reads it back). "
      "Run `gradeboard score FILE --config gradeboard.config.json --out scored.csv --summary summary.json`; "
      "the caption there gives the exact command. `--fail-under GRADER=RATE` exits 1 when that grader's pass "

@@ -446,7 +446,7 @@ def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
     c2.download_button(f"Filtered rows CSV ({count:,})",
                        data=lambda: scored_csv_bytes(with_output(build(), view["run"].prepared.rows), include_output=True),
                        file_name="filtered.csv", mime="text/csv", on_click="ignore", key="gb_dl_filtered")
-    c3.download_button("Configuration JSON", data=view["config"].to_json(), file_name="gradeboard.config.json",
+    c3.download_button("Export configuration", data=view["config"].to_json(), file_name="gradeboard.config.json",
                        mime="application/json", on_click="ignore", key="gb_dl_config")
     flags = read_flags(view["run"].file) + (" --include-output" if include else "")
     st.caption(f"The configuration reproduces this run: `gradeboard score FILE{flags} --config gradeboard.config.json "

@@ -132,7 +132,7 @@ def outcome_chart(counts: pd.DataFrame, scorer_order: Sequence[str] | None = Non
         labels = [x for s in scorer_order for x in dict.fromkeys(counts.loc[counts["scorer"] == s, "label"])]
     data = counts.drop(columns="system", errors="ignore")  # the label names it, escaped: the data goes out as UTF-8
     return alt.Chart(data).mark_bar().encode(
-        y=alt.Y("label:N", title=None, sort=labels),
+        y=alt.Y("label:N", title=None, sort=labels, axis=alt.Axis(labelLimit=0)),  # "· output_b" in full
         x=alt.X("rows:Q", title="rows", stack="zero"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOMES), range=list(_OUTCOME_COLOURS)),
                         legend=alt.Legend(orient="bottom", title=None, columns=3)),

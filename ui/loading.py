@@ -169,10 +169,11 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
     if default_sample and "gb_file_hash" not in ss:
         load_sample(default_sample)
 
-    cols = st.columns([1.1] + [2] * len(SAMPLES))
-    cols[0].markdown("**Samples**")
-    for col, (name, label) in zip(cols[1:], SAMPLES.items()):
-        if col.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}: {SAMPLE_NOTES[name]}", width="stretch"):
+    # a row that wraps: each button as wide as its label, none cut short in a narrow window
+    bar = st.container(horizontal=True, vertical_alignment="center")
+    bar.markdown("**Samples**", width="content")
+    for name, label in SAMPLES.items():
+        if bar.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}: {SAMPLE_NOTES[name]}"):
             load_sample(name)
     upload_tab, paste_tab = st.tabs(["Upload a file", "Paste rows"])
     with upload_tab:

@@ -43,10 +43,10 @@ def _load_example(prefix: str, index: int) -> None:
 
 
 def examples_bar(prefix: str) -> None:
-    st.markdown("**Examples**")
-    cols = st.columns(len(EXAMPLES))
-    for i, (col, ex) in enumerate(zip(cols, EXAMPLES)):
-        col.button(ex[0], key=f"gb_{prefix}_example_{i}", on_click=_load_example, args=(prefix, i), width="stretch")
+    bar = st.container(horizontal=True, vertical_alignment="center")  # wraps: no label cut short
+    bar.markdown("**Examples**", width="content")
+    for i, ex in enumerate(EXAMPLES):
+        bar.button(ex[0], key=f"gb_{prefix}_example_{i}", on_click=_load_example, args=(prefix, i))
 
 
 def pair_inputs(prefix: str) -> tuple[str | list[str], str]:

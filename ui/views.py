@@ -237,7 +237,7 @@ def charts_section(view: Mapping[str, Any]) -> None:
                    "(the counts table above has each system's figures).")
     left, right = st.columns(2)
     with left:
-        st.markdown("**Outcomes per grader**" + (" and system" if systems > 1 else ""))
+        st.markdown("**Outcomes per grader" + (" and system" if systems > 1 else "") + "**")
         st.vega_lite_chart(specs["outcomes"], width="stretch")
     with right:
         st.markdown("**Near misses by probe code**")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import gc as collector
-import json
 import math
 import os
 import stat
@@ -213,12 +212,6 @@ def _write(f: TextIO, text: str, path: str) -> None:
         raise BadInput(f"cannot write {_named(path)}: {e.strerror or e}") from None
 
 
-def _json_text(data: Any) -> str:
-    # A lone surrogate (a JSON cell's "\ud800") can only sit inside a JSON string, where
-    # the file's backslashreplace writes it as the JSON escape it came from.
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
 def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
     from .registry import REGISTRY
 
@@ -266,6 +259,7 @@ def _workers(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from .pipeline import resolve_mapping, score_prepared
+    from .summary import summary_text
     from .rows import MappingError
 
     gates = _parse_gates(args.fail_under)
@@ -285,7 +279,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         except OSError as e:  # batch.OutputError, or standard output's flush
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:
-            _write(summary, _json_text(run.summary), args.summary)
+            _write(summary, summary_text(run.summary), args.summary)
     _report(_print_summary, run.summary, to_stderr)
     failed = []
     for name, rate in gates:
@@ -350,6 +344,7 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from .compare import CompareError, compare_file, write_comparison
+    from .summary import summary_text
 
     if not MIN_RESAMPLES <= args.resamples <= MAX_RESAMPLES:
         raise BadInput(f"--resamples takes a whole number from {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,}, not {args.resamples}")
@@ -374,7 +369,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except OSError as e:
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:
-            _write(summary, _json_text(result.summary()), args.summary)
+            _write(summary, summary_text(result.summary()), args.summary)
     _report(print, result.report(), to_stderr)
     # A gate with nothing to measure is not met, as --fail-under's: a comparison in which no
     # case has a score on both sides (ids that do not match, a grader neither side is judged

@@ -19,6 +19,14 @@ from .result import STATUSES
 from .stats import wilson_interval
 
 
+def summary_text(summary: Mapping[str, Any]) -> str:
+    """A summary as the ``--summary`` file holds it (and the dashboard's download): indented
+    JSON, non-ASCII as written, no NaN, a final line break. A lone surrogate (a JSON cell's
+    "\\ud800") can only sit inside a JSON string, where the file's backslashreplace writes it
+    as the JSON escape it came from."""
+    return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def score_values(scores: pd.Series) -> pd.Series:
     """The score cells as floats (NaN where empty): each distinct cell parsed once."""
     codes, distinct = pd.factorize(scores.to_numpy(dtype=object))

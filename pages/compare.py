@@ -32,17 +32,18 @@ import shlex
 import pandas as pd
 import streamlit as st
 
+from graders import GRADER_NAMES
 from graders import compare_charts as charts
 from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
 from graders.compare_view import (
     REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
     review_note, review_rows,
 )
-from graders import GRADER_NAMES
 from graders.config import ConfigError, RunConfig
 from graders.registry import REGISTRY
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
+from graders.summary import summary_text
 from ui import display, graders_form, guide, in_app, loading, scoring, views
 from ui.detail import row_detail
 
@@ -179,7 +180,7 @@ resamples = int(c1.number_input("Bootstrap resamples", min_value=2000, max_value
 seed = int(c2.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=w("seed"), persist_state=PERSIST,
                            help="The same seed gives the same intervals and p-values."))
 
-mapping_json = json.dumps(mapping, sort_keys=True)
+mapping_json = json.dumps(mapping)  # in role order, as the summary's config writes it (SPEC §7)
 base_key = json.dumps([file_key(file), config.to_dict(), version_a, version_b, resamples, seed],
                       sort_keys=True, default=str)
 with st.spinner("Scoring both sides and resampling…"):
@@ -360,8 +361,7 @@ def comparison_csv() -> bytes:
 c1, c2, c3 = st.columns(3)
 c1.download_button("Comparison CSV", data=comparison_csv, file_name="comparison.csv", mime="text/csv",
                    on_click="ignore", key="gb_dl_compare_csv")
-c2.download_button("Summary JSON", data=lambda: json.dumps(comparison.summary(), indent=2, ensure_ascii=False)
-                   .encode("utf-8", "backslashreplace"),
+c2.download_button("Summary JSON", data=lambda: summary_text(comparison.summary()).encode("utf-8", "backslashreplace"),
                    file_name="comparison.summary.json", mime="application/json", on_click="ignore",
                    key="gb_dl_compare_summary")
 c3.download_button("Export configuration", data=config.to_json(), file_name="gradeboard.config.json",

@@ -232,6 +232,36 @@ def test_a_wide_file_with_versions_keeps_its_cases_in_the_ladder_and_the_chart()
     assert {"text": "Exact match: per-case A − B", "subtitle": "4 cases; right of the line A is higher"} in titles
 
 
+def test_the_downloads_are_the_offered_commands_files(tmp_path, monkeypatch):
+    """The Comparison CSV and Summary JSON downloads are, byte for byte, what the caption's
+    command writes with the Export configuration download (the summary's column mapping
+    was in sorted order, and it had no final line break)."""
+    import shlex
+
+    from streamlit.delta_generator import DeltaGenerator
+
+    from graders import cli
+
+    got: dict[str, bytes] = {}
+    real = DeltaGenerator.download_button
+
+    def keep(self, label, data, *args, **kwargs):  # each download's bytes, as the page gives them
+        got[label] = data() if callable(data) else (data.encode() if isinstance(data, str) else data)
+        return real(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", keep)
+    at = page().run()
+    no_trouble(at)
+    (tmp_path / "gradeboard.config.json").write_bytes(got["Export configuration"])
+    command = next(c.value for c in at.caption if "gradeboard compare FILE" in c.value).split("`")[1]
+    args = shlex.split(command)[1:]
+    args[args.index("FILE")] = str(ROOT / "sample_data" / "returns_ab_wide.csv")
+    args = [str(tmp_path / a) if a.endswith((".json", ".csv")) and "/" not in a else a for a in args]
+    assert cli.main(args) == 0
+    assert (tmp_path / "comparison.csv").read_bytes() == got["Comparison CSV"]
+    assert (tmp_path / "comparison.summary.json").read_bytes() == got["Summary JSON"]
+
+
 def test_the_offered_command_takes_a_version_that_starts_with_a_dash(tmp_path):
     rows = [{"id": i, "version": v, "expected": "a", "output": "a" if (i + (v == "new")) % 2 else "b"}
             for i in range(6) for v in ("-base", "new")]

@@ -651,6 +651,24 @@ def test_a_search_in_a_wide_file_keeps_to_the_system_whose_text_matched():
     assert count == len(expected_pairs) * len(parts)
 
 
+def test_the_search_finds_what_the_page_shows():
+    """An any-of expected is searched by its references (its JSON cell may spell Zürich as
+    Z\\u00fcrich), and a lone surrogate by the escape the page shows in its place."""
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+    from ui import views
+
+    data = ('{"id": "a\\ud800", "expected": "Paris", "output": "Paris"}\n'
+            '{"id": "b", "expected": "Rome", "output": "x\\ud800y"}\n'
+            '{"id": "k", "expected_kind": "any-of", "expected": "[\\"Z\\\\u00fcrich\\", \\"Geneva\\"]", "output": "Bern"}\n')
+    run = score_file(data.encode(), RunConfig.from_dict({"graders": [{"name": "exact"}]}))
+    rows = run.prepared.rows
+    assert rows.set_index("item").loc["k", "refs"] == ("Zürich", "Geneva")
+    for query, items in (("zürich", {"k"}), ("a\\ud800", {"a\ud800"}), ("\\ud800", {"a\ud800", "b"}),
+                         ("x\\ud800y", {"b"}), ("geneva", {"k"})):
+        assert set(rows.loc[rows["record"].isin(views.text_cases(rows, query)["record"]), "item"]) == items, query
+
+
 def test_the_near_miss_table_names_the_system_when_the_file_has_two():
     at = AppTest.from_file(str(ROOT / "pages" / "score.py"), default_timeout=120)
     from graders.readers import read_results

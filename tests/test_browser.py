@@ -118,14 +118,15 @@ def _shot(page, name: str) -> None:
 
 
 def _eventually(check, timeout: float = 60.0) -> None:
-    """Retry ``check`` (raising AssertionError while not yet true) until it passes:
-    Streamlit redraws a little after the widget event that caused the rerun."""
+    """Retry ``check`` (raising AssertionError while not yet true, or KeyError / IndexError
+    while a table is drawn only in part) until it passes: Streamlit redraws a little after
+    the widget event that caused the rerun."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             check()
             return
-        except AssertionError:
+        except (AssertionError, KeyError, IndexError):
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.3)

@@ -10,6 +10,9 @@ Session state set here (all prefixed ``gb_``):
 - ``gb_file_error``  the message of the last file that could not be read, else None
 - ``gb_upload_seen`` the id of the last uploaded file already read (an upload is read once,
                      so that a later sample click is not overridden by the uploader's value)
+- ``gb_paste_headerless_seen`` the hash of the last pasted text read as two headerless
+                     columns without being asked (once per text: unticking the box sticks)
+- ``gb_paste_headerless_for`` the ``gb_file_hash`` of that reading (its caption shows while loaded)
 - ``gb_mapping``     {role: column | None} from ``mapping_widget``
 - ``gb_mapping_for`` the ``gb_file_hash`` that ``gb_mapping`` belongs to
 - ``gb_mapping_for_<key>`` the file hash the select boxes of ``mapping_widget(file, key)``

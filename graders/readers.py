@@ -727,7 +727,8 @@ def _flatten(pairs: tuple, exact: bool) -> dict[str, str]:
                     row[dotted] = _compact(v)
                 else:
                     row[dotted] = _scalar(v)
-            row[key] = _compact(value)
+            flat = _compact_flat(value)  # its keys were checked above
+            row[key] = _compact(value) if flat is None else flat
         elif t is list:
             if not exact:
                 raise _NeedExact

@@ -32,7 +32,8 @@ Settings, stated once:
   JSON text, is malformed). Kinds are the batch layer's business: an unknown kind is not
   malformed.
 - Besides what the scored file needs, rows carry ``repeat_number`` (int, for pairing
-  repeats; past the 4,300 digits ``int()`` converts, its digits as text) and ``output_column`` (the column the row's output came from, for A vs B).
+  repeats; past the 4,300 digits ``int()`` converts, its digits as text) and
+  ``output_column`` (the column the row's output came from, for A vs B).
 - Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and a row is counted once,
   under its first. Counts count rows to score: one per record, one per record and
   output column in a wide file (an unreadable record, too, counts once per output

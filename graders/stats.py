@@ -555,17 +555,18 @@ def sign_flip_test(
 ) -> float:
     """Two-sided paired sign-flip (randomization) test of "A and B are interchangeable".
 
-    Under the null each case's difference (with ``clusters``, each case's summed
-    difference over its repeats) is as likely to have either sign; the statistic is
-    |sum of differences|. Exact when every case's difference is a whole number (pass-or-fail
+    Under the null each case's difference (with ``clusters``, each case's summed difference
+    over its repeats) is as likely to have either sign; the statistic is |sum of
+    differences|. Exact when every case's difference is a whole number (pass-or-fail
     graders: by convolution, ``_sign_flip_exact_whole``, within ``_EXACT_CONVOLUTION_WORK``)
-    or at most 16 cases have a nonzero difference (all 2**m sign patterns); otherwise Monte Carlo over ``resamples`` random flips (draws:
-    ``sign_flip_bits``) with p = (1 + #{as extreme}) / (1 + resamples), never 0
-    (Phipson & Smyth 2010; sacrebleu's paired approximate randomization), or Hoeffding's
-    bound (``sign_flip_bound``) where that is lower: the flips cannot show a p below
-    1 / (1 + resamples), and a Holm adjustment over several metrics would otherwise
-    turn a large change into noise when the resamples are few. For 0/1 scores without
-    repeats the exact version is McNemar's test. No rows gives nan.
+    or at most 16 cases have a nonzero difference (all 2**m sign patterns); otherwise Monte
+    Carlo over ``resamples`` random flips (draws: ``sign_flip_bits``) with p = (1 + #{as
+    extreme}) / (1 + resamples), never 0 (Phipson & Smyth 2010; sacrebleu's paired
+    approximate randomization), or Hoeffding's bound (``sign_flip_bound``) where that is
+    lower: the flips cannot show a p below 1 / (1 + resamples), and a Holm adjustment over
+    several metrics would otherwise turn a large change into noise when the resamples are
+    few. For 0/1 scores without repeats the exact version is McNemar's test. No rows gives
+    nan.
     """
     d = _as_diffs(diffs)
     resamples = _check_resamples(resamples)

@@ -91,7 +91,10 @@ def scatter_chart(pairs: pd.DataFrame, grader: str, label_a: str = "A", label_b:
         marks = alt.Chart(data).mark_circle(opacity=0.7, color="#4c78a8").encode(
             x=alt.X("a:Q", title=x_title, scale=scale),
             y=alt.Y("b:Q", title=y_title, scale=scale),
-            size=alt.Size("count:Q", title="pairs", scale=alt.Scale(range=[30, 900])),
+            # The legend starts at the fewest pairs a bubble has (a size scale starts at 0
+            # otherwise, and its legend shows a "0" no bubble has), in whole pairs.
+            size=alt.Size("count:Q", title="pairs", scale=alt.Scale(range=[30, 900], zero=False),
+                          legend=alt.Legend(format=",d", tickMinStep=1)),
             tooltip=[alt.Tooltip("a:Q", title="score A", format=".3f"),
                      alt.Tooltip("b:Q", title="score B", format=".3f"), alt.Tooltip("count:Q", title="pairs")],
         )

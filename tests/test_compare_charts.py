@@ -91,6 +91,18 @@ def test_scatter_bubbles_count_identical_pairs():
     assert got == {(1.0, 0.0): 2, (0.0, 1.0): 1, (1.0, 1.0): 1}
 
 
+def test_scatter_size_legend_starts_at_the_fewest_pairs():
+    """A bubble legend in whole pairs from the smallest count: no "0" entry no bubble has."""
+    pairs = pd.DataFrame({
+        "item": list("abcd"), "grader": "exact", "score_a": ["1.0", "1.0", "0.0", "1.0"],
+        "score_b": ["0.0", "0.0", "1.0", "1.0"], "diff": [1.0, 1.0, -1.0, 0.0],
+        "outcome": ["win", "win", "loss", "tie"], "paired": True,
+    })
+    size = cc.scatter_chart(pairs, "exact").to_dict()["layer"][0]["encoding"]["size"]
+    assert size["scale"]["zero"] is False
+    assert size["legend"] == {"format": ",d", "tickMinStep": 1}
+
+
 def test_heatmap_bins_by_hand():
     pairs = pd.DataFrame({
         "item": ["a", "b", "c"], "grader": "g", "score_a": ["0.0", "0.04", "1.0"], "score_b": ["0.5", "0.51", "1.0"],

@@ -146,6 +146,13 @@ def _check(condition: bool) -> None:
     assert condition
 
 
+def _table_fits(box) -> bool:
+    """Whether the table inside ``box`` is no wider than the box (a table that is cut off
+    at the window's edge is wider)."""
+    table, room = box.evaluate("el => [el.querySelector('table').getBoundingClientRect().width, el.clientWidth]")
+    return table <= room + 1
+
+
 def _select(page, key: str, option: str) -> None:
     """Pick ``option`` in a select box: its Open button lists every option (typing would filter)."""
     opener = page.locator(f".st-key-{key}[data-stale='false'] button[aria-label='Open']").first
@@ -295,6 +302,12 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
                     _eventually(lambda: _check(boxes.nth(1).text_content() == "store  credit"))
                     mark = boxes.nth(1).locator("mark")
                     assert mark.text_content() == " " and mark.bounding_box()["width"] > 0
+                    # In a 1,024-pixel window the results table fits its column: a long
+                    # signature breaks inside, where it used to push the table past the edge.
+                    page.set_viewport_size({"width": 1024, "height": 1000})
+                    _settle(page)
+                    _eventually(lambda: _check(_table_fits(page.locator("[data-testid='stTable']").first)))
+                    page.set_viewport_size({"width": 1400, "height": 1000})
             # Back on the Score page, the uploaded file and the changed graders are still there.
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Score a file").click()
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)

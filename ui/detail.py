@@ -30,6 +30,11 @@ _BOX = (
 )
 
 
+# An explanation breaks inside a long word (a signature such as
+# ``chrf|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|beta:2``) when the table would
+# otherwise run past a narrow window's edge and be cut off there.
+_WRAP_EXPLANATIONS = "<style>[data-testid='stTable'] td:last-child p { overflow-wrap: anywhere; }</style>"
+
 def _window(s: str, at: int | None) -> tuple[str, int | None, str, str]:
     """(prefix marker, index in window, window, suffix marker) for long texts."""
     if len(s) <= MAX_CHARS:
@@ -119,4 +124,5 @@ def row_detail(
             st.markdown(marked_html(out, ats[label]), unsafe_allow_html=True)
             st.caption(count(len(out), "character") + ". " + difference_words(expected, out))
     if grades:
+        st.html(_WRAP_EXPLANATIONS)  # a style alone takes no room on the page
         st.table(display.frame(grades_frame(grades).set_index("Grader")))  # a static table: explanations wrap

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any, Callable, Mapping, Sequence
 
 from .result import Grade, not_judged
@@ -111,10 +113,12 @@ def _check_value(grader: str, p: Param, value: Any) -> Any:
     if p.kind in ("tolerance", "threshold", "seconds"):
         if value is None and p.kind == "threshold":
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        # Any real number: int, float, a NumPy scalar (a threshold sweep's np.linspace),
+        # Fraction, Decimal; not a bool. -0.0 is 0.0 (an explanation would print "-0").
+        if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
             raise ValueError(f"{where} must be a finite number, not {value!r}")
         try:
-            value = float(value)
+            value = float(value) + 0.0
         except OverflowError:  # an int past 1.8e308
             raise ValueError(f"{where} must be a finite number, not an integer of {len(str(abs(value)))} digits") from None
         if not math.isfinite(value):

@@ -1,7 +1,9 @@
 """The numeric grader and its number grammar: every example of SPEC §3 and the seeds."""
 
 from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -114,7 +116,20 @@ def test_huge_numbers_are_compared_exactly():
     assert str(read_number("x -0 y", "first").value) == "0"
 
 
-@pytest.mark.parametrize("bad", [{"abs_tol": -1}, {"rel_tol": float("nan")}, {"read": "middle"}, {"tolerance": 1}])
+@pytest.mark.parametrize("value", [np.int64(1), np.float32(1.0), Fraction(1), Decimal("1"), 1, 1.0])
+def test_a_tolerance_or_threshold_is_any_real_number(value):
+    """A NumPy scalar (a sweep over np.linspace), a Fraction or a Decimal is a number too."""
+    assert grade("numeric", expected="1", output="2", abs_tol=value).passed
+    assert grade("token_f1", expected="a b", output="a b", threshold=value).passed
+
+
+def test_a_negative_zero_tolerance_is_zero():
+    g = grade("numeric", expected="1", output="2", rel_tol=-0.0)
+    assert "rel_tol 0 " in g.explanation and "-0" not in g.explanation
+
+
+@pytest.mark.parametrize("bad", [{"abs_tol": -1}, {"rel_tol": float("nan")}, {"read": "middle"}, {"tolerance": 1},
+                                 {"abs_tol": np.bool_(True)}, {"abs_tol": "1"}, {"rel_tol": Decimal("NaN")}])
 def test_bad_parameters_raise_value_error(bad):
     with pytest.raises(ValueError) as e:
         grade("numeric", expected="1", output="1", **bad)

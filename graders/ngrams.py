@@ -262,6 +262,10 @@ def code_points(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def corpus_statistics(
     name: str,
     outputs: Sequence[str],
@@ -270,14 +274,27 @@ def corpus_statistics(
     n_stats: int,
 ) -> list[int]:
     """Per-row sufficient statistics summed over a corpus: the one loop corpus BLEU and
-    corpus chrF share. ``references[i]`` is row ``i``'s reference or list of references."""
+    corpus chrF share. ``references[i]`` is row ``i``'s reference or list of references.
+    ``outputs`` and ``references`` are any sequences or iterables (a list, a tuple, a
+    pandas Series, a NumPy array, a generator), but not one text: each value that is not
+    text raises ``ValueError`` naming it."""
     from .registry import as_refs
 
+    for arg, value in (("outputs", outputs), ("references", references)):
+        if isinstance(value, (str, bytes)) or value is None:
+            raise ValueError(f"{name}: {arg} must be a list with one entry per row, not {type(value).__name__}")
+    outputs, references = list(outputs), list(references)
     if len(outputs) != len(references):
-        raise ValueError(f"{name}: {len(outputs)} outputs but {len(references)} rows of references")
+        raise ValueError(
+            f"{name}: {_count(len(outputs), 'output')} but {_count(len(references), 'row')} of references (references[i] is row i's "
+            "reference or list of references; sacrebleu takes reference streams instead, the transpose)")
     stats = [0] * n_stats
     for i, (output, row) in enumerate(zip(outputs, references)):
-        refs = as_refs(row)
+        if not isinstance(output, str):
+            raise ValueError(f"{name}: outputs[{i}] must be a str, not {type(output).__name__}")
+        if not isinstance(row, (str, list, tuple)) and hasattr(row, "__array__"):
+            row = list(row)  # a row of a NumPy array of references
+        refs = as_refs(row, f"{name}: references[{i}]")
         if not refs:
             raise ValueError(f"{name}: row {i} has no reference")
         for k, v in enumerate(segment_statistics(refs, output)):

@@ -185,12 +185,17 @@ def resolve_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def as_refs(expected: str | Sequence[str]) -> tuple[str, ...]:
+def as_refs(expected: str | Sequence[str], what: str = "expected") -> tuple[str, ...]:
+    """A reference or list of references as a tuple; ``ValueError`` naming the first
+    value that is not text (``what``: the argument's name in the message)."""
     if isinstance(expected, str):
         return (expected,)
-    if isinstance(expected, (list, tuple)) and all(isinstance(r, str) for r in expected):
+    if isinstance(expected, (list, tuple)):
+        for i, r in enumerate(expected):
+            if not isinstance(r, str):
+                raise ValueError(f"{what}[{i}] must be a str, not {type(r).__name__}")
         return tuple(expected)
-    raise ValueError(f"expected must be a str or a list of str, not {type(expected).__name__}")
+    raise ValueError(f"{what} must be a str or a list of str, not {type(expected).__name__}")
 
 
 def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[str, Any]) -> Grade:

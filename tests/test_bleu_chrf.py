@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+import pandas as pd
 import pytest
 import sacrebleu
 from hypothesis import given, settings
@@ -323,7 +325,34 @@ def test_corpus_bleu_has_no_effective_order():
 
 def test_corpus_input_errors():
     assert corpus_bleu([], []) == 0.0 and corpus_chrf([], []) == 0.0  # sacrebleu raises here
-    with pytest.raises(ValueError, match="2 outputs but 1 rows"):
+    with pytest.raises(ValueError, match="2 outputs but 1 row of references"):
         corpus_bleu(["a", "b"], [["a"]])
     with pytest.raises(ValueError, match="row 1 has no reference"):
         corpus_chrf(["a", "b"], [["a"], []])
+
+
+@pytest.mark.parametrize("corpus", [corpus_bleu, corpus_chrf])
+@pytest.mark.parametrize("outputs, references, message", [
+    ("abc", ["abc"] * 3, "outputs must be a list with one entry per row, not str"),  # not three rows "a", "b", "c"
+    (["x y"], "x y", "references must be a list with one entry per row, not str"),
+    (["a"], None, "references must be a list with one entry per row, not NoneType"),
+    ([None], [["a"]], r"outputs\[0\] must be a str, not NoneType"),
+    (["a", 1], ["a", "b"], r"outputs\[1\] must be a str, not int"),
+    (["a"], [["a", 1]], r"references\[0\]\[1\] must be a str, not int"),
+    (["a"], [{"a"}], r"references\[0\] must be a str or a list of str, not set"),
+    (["a", "b"], [["a", "b"]], "2 outputs but 1 row of references .*sacrebleu takes reference streams"),  # sacrebleu's layout
+])
+def test_corpus_input_errors_name_the_value(corpus, outputs, references, message):
+    with pytest.raises(ValueError, match=f"^{corpus.__name__}: {message}"):
+        corpus(outputs, references)
+
+
+@pytest.mark.parametrize("corpus", [corpus_bleu, corpus_chrf])
+def test_corpus_takes_any_sequence_of_rows(corpus):
+    outs, rows = ["the cat sat on the mat", "a dog barked"], [["the cat sat on a mat"], ["a dog barked loudly", "the dog"]]
+    want = corpus(outs, rows)
+    assert corpus(tuple(outs), tuple(map(tuple, rows))) == want
+    assert corpus(pd.Series(outs), pd.Series(rows)) == want
+    assert corpus(iter(outs), (r for r in rows)) == want
+    assert corpus(np.array(outs), [np.array(r) for r in rows]) == want
+    assert corpus(np.array(outs), np.array([r[0] for r in rows])) == corpus(outs, [r[0] for r in rows])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -392,13 +393,22 @@ def compare_scored(
 
 
 def compare_file(
-    file: ResultsFile, config: RunConfig, *, mapping: Mapping[str, str | None] | None = None,
-    version_a: str | None = None, version_b: str | None = None, resamples: int = 2000, seed: int = 0,
-    workers: int | None = None, start_method: str = "fork",
+    file: ResultsFile | str | os.PathLike[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
+    mapping: Mapping[str, str | None] | None = None, version_a: str | None = None, version_b: str | None = None,
+    resamples: int = 2000, seed: int = 0, workers: int | None = None, start_method: str = "fork",
 ) -> Comparison:
-    """Map, prepare and compare a results file (see the module docstring)."""
+    """Map, prepare and compare a results file (see the module docstring): ``file`` as
+    ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
+    dict, or the path of its JSON file."""
+    from .config import as_run_config
+    from .readers import read_results
     from .rows import MappingError
 
+    if isinstance(file, (str, os.PathLike)):
+        file = read_results(file)
+    elif not isinstance(file, ResultsFile):
+        raise TypeError(f"compare_file takes a file read by read_results, or its path, not {type(file).__name__}")
+    config = as_run_config(config)
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     try:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)

@@ -55,9 +55,13 @@ def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class GraderConfig:
+    """One grader with its parameters; ``GraderConfig.make`` validates them. Two are equal
+    when they grade alike: ``{"name": "numeric"}`` equals ``{"name": "numeric", "read":
+    "whole"}`` (the default written out)."""
+
     name: str
-    params: Mapping[str, Any] = field(default_factory=dict)  # as given (JSON-ready)
-    resolved: Mapping[str, Any] = field(default_factory=dict, compare=False)  # validated, defaults filled
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)  # as given (JSON-ready)
+    resolved: Mapping[str, Any] = field(default_factory=dict)  # validated, defaults filled
 
     @classmethod
     def make(cls, name: str, params: Mapping[str, Any] | None = None) -> "GraderConfig":
@@ -88,6 +92,15 @@ class RunConfig:
     overall: str | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.graders, (str, GraderConfig)) or not isinstance(self.graders, (list, tuple)):
+            raise ConfigError("graders must be a list of GraderConfig (GraderConfig.make(name, params)); "
+                              "RunConfig.from_dict takes the configuration's JSON form")
+        for i, g in enumerate(self.graders):
+            if not isinstance(g, GraderConfig):
+                how = f"GraderConfig.make({g!r})" if isinstance(g, str) else "GraderConfig.make(name, params)"
+                raise ConfigError(f"graders[{i}] must be a GraderConfig ({how}, or RunConfig.from_dict for the "
+                                  f"JSON form), not {type(g).__name__}")
+        object.__setattr__(self, "graders", tuple(self.graders))
         if self.overall not in (None, *OVERALL_RULES):
             raise ConfigError(f"overall must be null, 'all' or 'any', not {self.overall!r}")
         names = [g.name for g in self.graders]
@@ -149,6 +162,19 @@ def mapping_dict(mapping: Mapping[str, str | None]) -> dict[str, str | None]:
     kept as ``null``, so that the configuration also switches off what the file would
     suggest (a ``null`` ``output_b`` keeps a file with that column long)."""
     return {k: (v or None) for k, v in mapping.items()}
+
+
+def as_run_config(config: Any) -> RunConfig:
+    """``config`` as a ``RunConfig``: one already, its JSON form as a dict (``from_dict``),
+    or the path of its JSON file (``load_config``); anything else is a ``ConfigError``."""
+    if isinstance(config, RunConfig):
+        return config
+    if isinstance(config, Mapping):
+        return RunConfig.from_dict(dict(config))
+    if isinstance(config, (str, os.PathLike)):
+        return load_config(config)
+    raise ConfigError(f"a configuration is a RunConfig, its JSON form as a dict, or the path of its JSON file, "
+                      f"not {type(config).__name__}")
 
 
 def load_config(path: str | os.PathLike[str]) -> RunConfig:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .batch import Cancel, Progress, score_frame, score_to_csv
 from .columns import suggest_mapping
-from .config import RunConfig, mapping_dict
+from .config import RunConfig, as_run_config, mapping_dict
 from .readers import DEFAULT_MAX_BYTES, ResultsFile, read_results
 from .rows import Prepared, prepare
 from .summary import Tally, summarize
@@ -24,6 +24,19 @@ class ScoreRun:
     prepared: Prepared
     scored: pd.DataFrame | Tally  # a Tally when the scored file was written while scoring
     summary: dict[str, Any]
+
+    def scores(self) -> pd.DataFrame:
+        """The scored rows typed for analysis: ``score`` a float (NaN where there is none)
+        and ``pass`` a nullable boolean (``<NA>`` where undecided); the other columns are
+        ``scored``'s, the scored file's text cells. ``run.scores().groupby("scorer")["score"].mean()``
+        is each scorer's mean score (over every system)."""
+        if isinstance(self.scored, Tally):
+            raise ValueError("this run wrote its scored rows to a file while scoring: read that file")
+        scored = self.scored
+        out = scored.copy(deep=False)
+        out["score"] = pd.to_numeric(scored["score"].where(scored["score"] != ""), errors="coerce").astype(float)
+        out["pass"] = scored["pass"].map({"true": True, "false": False}).astype("boolean")
+        return out
 
 
 def resolve_mapping(file: ResultsFile, config: RunConfig) -> dict[str, str | None]:
@@ -58,6 +71,7 @@ def score_prepared(
     ``prepared``: ``prepare(file, mapping, needs_expected=config.needs_expected)`` when the
     caller has it already (the dashboard's left-out report did it). ``explain=False``
     defers the cheap graders' explanations (``batch.score_frame``; not with ``write_to``)."""
+    config = as_run_config(config)
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     if prepared is None:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
@@ -82,7 +96,7 @@ def score_prepared(
 
 def score_file(
     source: str | os.PathLike[str] | bytes,
-    config: RunConfig,
+    config: RunConfig | Mapping[str, Any] | str | os.PathLike[str],
     *,
     format: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
@@ -92,7 +106,9 @@ def score_file(
     cancel: Cancel | None = None,
 ) -> ScoreRun:
     """Read ``source``, map its columns (suggestions overridden by the configuration),
-    leave out what cannot be scored, score the rest and summarize."""
+    leave out what cannot be scored, score the rest and summarize. ``config``: a
+    ``RunConfig``, its JSON form as a dict, or the path of its JSON file."""
+    config = as_run_config(config)
     file = read_results(source, format=format, max_bytes=max_bytes)
     return score_prepared(
         file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel

@@ -1,0 +1,85 @@
+"""The library's file-level calls as a harness uses them: what they accept, the typed
+scores, and one clear error for the wrong kind of argument."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graders.compare import compare_file
+from graders.config import ConfigError, GraderConfig, RunConfig, load_config
+from graders.pipeline import score_file, score_prepared
+from graders.readers import read_results
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+DESK, DESK_CONFIG, WIDE = SAMPLES / "returns_desk.csv", SAMPLES / "returns_desk.config.json", SAMPLES / "returns_ab_wide.csv"
+
+
+def test_a_configuration_is_a_run_config_its_dict_or_its_path():
+    by_object = score_file(DESK, load_config(DESK_CONFIG)).summary
+    by_dict = score_file(DESK, json.loads(DESK_CONFIG.read_text())).summary
+    by_path = score_file(DESK, str(DESK_CONFIG)).summary
+    assert by_object == by_dict == by_path
+    assert by_path["graders"]["exact"]["pass_rate"] == 0.2
+
+
+@pytest.mark.parametrize("config", [None, 3, ["exact"]])
+def test_a_configuration_of_another_kind_is_one_clear_error(config):
+    with pytest.raises(ConfigError, match="a RunConfig, its JSON form as a dict, or the path of its JSON file"):
+        score_file(DESK, config)
+
+
+def test_compare_file_takes_a_path_or_a_file_read():
+    config = {"graders": ["exact", "token_f1"]}
+    by_path = compare_file(str(WIDE), config)
+    by_file = compare_file(read_results(WIDE), RunConfig.from_dict(config))
+    assert by_path.report() == by_file.report()
+    assert by_path.metrics["exact"].stats.n == 40
+    with pytest.raises(TypeError, match="compare_file takes a file read by read_results, or its path, not int"):
+        compare_file(3, config)
+
+
+@pytest.mark.parametrize("graders, message", [
+    (["exact"], r"graders\[0\] must be a GraderConfig \(GraderConfig.make\('exact'\), or RunConfig.from_dict"),
+    ([{"name": "exact"}], r"graders\[0\] must be a GraderConfig \(GraderConfig.make\(name, params\)"),
+    ("exact", "graders must be a list of GraderConfig"),
+])
+def test_run_config_names_a_grader_that_is_not_a_grader_config(graders, message):
+    with pytest.raises(ConfigError, match=message):
+        RunConfig(graders=graders)
+
+
+def test_configurations_that_grade_alike_are_equal():
+    config = load_config(DESK_CONFIG)
+    assert RunConfig.from_dict(config.to_dict()) == config  # the defaults written out
+    assert RunConfig.from_dict(json.loads(config.to_json())) == config
+    assert GraderConfig.make("numeric") == GraderConfig.make("numeric", {"read": "whole", "abs_tol": 0})
+    assert GraderConfig.make("numeric") != GraderConfig.make("numeric", {"read": "last"})
+    assert RunConfig(graders=[GraderConfig.make("exact")]).graders == (GraderConfig.make("exact"),)  # a list kept as a tuple
+
+
+def test_scores_are_typed_for_analysis():
+    run = score_file(DESK, DESK_CONFIG)
+    scores = run.scores()
+    assert scores["score"].dtype == np.float64 and str(scores["pass"].dtype) == "boolean"
+    means = scores.groupby("scorer")["score"].mean()
+    for name, st in run.summary["graders"].items():
+        if st["mean_score"] is not None:
+            assert means[name] == pytest.approx(st["mean_score"], abs=1e-12), name
+    passes = scores.groupby("scorer")["pass"].sum()
+    assert passes["exact"] == run.summary["graders"]["exact"]["passed"] == 8
+    # the cells are kept: no score is NaN but the empty ones, and undecided is <NA>
+    assert (scores["score"].isna() == (run.scored["score"] == "")).all()
+    assert (scores["pass"].isna() == (run.scored["pass"] == "")).all()
+    assert run.scored["score"].dtype == object  # the scored file's text, untouched
+
+
+def test_scores_of_a_run_written_while_scoring_point_to_the_file():
+    config = load_config(DESK_CONFIG)
+    run = score_prepared(read_results(DESK), config, write_to=io.BytesIO())
+    with pytest.raises(ValueError, match="wrote its scored rows to a file while scoring"):
+        run.scores()

@@ -12,6 +12,8 @@ lists them with their defaults.
 
 from __future__ import annotations
 
+import textwrap
+
 # Importing a grader module registers it.
 from . import (  # noqa: F401
     exact,
@@ -58,6 +60,10 @@ def _settings_doc() -> str:
     return "\n".join(lines) + "\n"
 
 
-grade.__doc__ = (grade.__doc__ or "").rstrip() + "\n" + _settings_doc()
+# The docstring's indentation taken off first: help() keeps a margin that not every line
+# has, and its paragraphs would be shown indented like code under the list's own lines.
+_first, _, _rest = (grade.__doc__ or "").partition("\n")
+grade.__doc__ = _first + "\n" + textwrap.dedent(_rest).rstrip() + "\n" + _settings_doc()
+del _first, _rest
 
 __all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf"]

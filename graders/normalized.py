@@ -18,7 +18,7 @@ from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_colu
 
 PIPELINE = Param(
     "pipeline", "pipeline", list(DEFAULT_PIPELINE), choices=tuple(STEPS),
-    help="ordered normalization steps, or 'squad'",
+    help="ordered normalization steps (" + ", ".join(STEPS) + "), or 'squad' (" + ", ".join(SQUAD_PIPELINE) + ")",
 )
 
 

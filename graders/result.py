@@ -45,6 +45,14 @@ class Grade:
         if self.status not in STATUSES:
             raise ValueError(f"unknown status {self.status!r}; valid statuses: {', '.join(STATUSES)}")
 
+    def to_dict(self) -> dict[str, Any]:
+        """The grade as plain data for ``json.dumps``: every field, ``near_miss`` a list
+        (or None), ``details`` a copy."""
+        return {
+            "status": self.status, "passed": self.passed, "score": self.score, "explanation": self.explanation,
+            "near_miss": None if self.near_miss is None else list(self.near_miss), "details": dict(self.details),
+        }
+
 
 def verdict(passed: bool, explanation: str, **details: Any) -> Grade:
     """A pass-or-fail grade: score 1.0 on pass, 0.0 on fail."""

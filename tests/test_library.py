@@ -9,7 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from graders import GRADER_NAMES, Grade, grade
 from graders.compare import compare_file
 from graders.config import ConfigError, GraderConfig, RunConfig, load_config
 from graders.pipeline import score_file, score_prepared
@@ -67,9 +70,9 @@ def test_scores_are_typed_for_analysis():
     scores = run.scores()
     assert scores["score"].dtype == np.float64 and str(scores["pass"].dtype) == "boolean"
     means = scores.groupby("scorer")["score"].mean()
-    for name, st in run.summary["graders"].items():
-        if st["mean_score"] is not None:
-            assert means[name] == pytest.approx(st["mean_score"], abs=1e-12), name
+    for name, counts in run.summary["graders"].items():
+        if counts["mean_score"] is not None:
+            assert means[name] == pytest.approx(counts["mean_score"], abs=1e-12), name
     passes = scores.groupby("scorer")["pass"].sum()
     assert passes["exact"] == run.summary["graders"]["exact"]["passed"] == 8
     # the cells are kept: no score is NaN but the empty ones, and undecided is <NA>
@@ -83,3 +86,21 @@ def test_scores_of_a_run_written_while_scoring_point_to_the_file():
     run = score_prepared(read_results(DESK), config, write_to=io.BytesIO())
     with pytest.raises(ValueError, match="wrote its scored rows to a file while scoring"):
         run.scores()
+
+
+SETTINGS = {"regex": {"pattern": "a+"}, "json_schema": {"schema": {"type": "object", "required": ["a"]}},
+            "json_fields": {"threshold": 0.5}, "bleu": {"threshold": 0.3}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(GRADER_NAMES),
+       st.one_of(st.text(max_size=30), st.lists(st.text(max_size=12), min_size=1, max_size=3),
+                 st.sampled_from(['{"a": 1}', '{"a": "1", "b": [1, 2]}', "42", "Paris"])),
+       st.one_of(st.text(max_size=30), st.sampled_from(['{"a": 1}', '```json\n{"a": 1.0}\n```', "about 41", "paris "])))
+def test_a_grade_is_plain_data_for_json(name, expected, output):
+    g = grade(name, expected, output, **SETTINGS.get(name, {}))
+    d = json.loads(json.dumps(g.to_dict(), allow_nan=False))
+    assert list(d) == ["status", "passed", "score", "explanation", "near_miss", "details"]
+    assert (d["status"], d["passed"], d["score"], d["explanation"]) == (g.status, g.passed, g.score, g.explanation)
+    assert d["near_miss"] == (None if g.near_miss is None else list(g.near_miss))
+    assert Grade(**{**d, "near_miss": None if d["near_miss"] is None else tuple(d["near_miss"])}) == g

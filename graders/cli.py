@@ -324,7 +324,11 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
     lo = summary["left_out"]
     n = summary["cases"]
-    print(f"{n} {'row' if n == 1 else 'rows'} scored" + (f", {lo.get('total', 0)} left out" if lo.get("total") else ""))
+    # With several systems each row of the file gives several outputs; rows left out are the file's.
+    what = "row" if len(summary["systems"]) <= 1 else "output"
+    left = lo.get("total", 0)
+    print(f"{n} {what}{'' if n == 1 else 's'} scored"
+          + (f", {left} {'row' if left == 1 else 'rows'} left out" if left else ""))
     if not summary.get("config", {}).get("columns", {}).get("id"):
         print("no column is mapped to id: each row's id is its row number (map one with the configuration's columns)")
     for system, per in summary["systems"].items():

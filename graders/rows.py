@@ -34,10 +34,11 @@ Settings, stated once:
 - Besides what the scored file needs, rows carry ``repeat_number`` (int, for pairing
   repeats; past the 4,300 digits ``int()`` converts, its digits as text) and
   ``output_column`` (the column the row's output came from, for A vs B).
-- Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and a row is counted once,
-  under its first. Counts count rows to score: one per record, one per record and
-  output column in a wide file (an unreadable record, too, counts once per output
-  column), so ``len(rows) + left_out.total == records × output columns``. A duplicate is
+- Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and an output is left out
+  under its first. Counts count the file's rows (records), as the row numbers listed
+  beside them: a wide file's record is counted once under a reason though both its
+  outputs are left out for it (``left_out.outputs`` counts outputs, so
+  ``len(rows) + left_out.outputs == records × output columns``). A duplicate is
   a later record with the key of an earlier one that every other check kept, which is
   kept; so the duplicate check comes last.
 """
@@ -78,10 +79,13 @@ class MappingError(ValueError):
 
 @dataclass(frozen=True)
 class LeftOut:
-    counts: dict[str, int]  # reason -> rows left out (only reasons that occurred)
+    counts: dict[str, int]  # reason -> rows (records) left out for it (only reasons that occurred)
     rows: dict[str, tuple[int, ...]]  # reason -> first 20 record numbers
     notes: dict[str, tuple[str, ...]]  # reason -> first 20 notes, where a note says more
-    total: int
+    total: int  # the counts summed
+    # Outputs left out: a wide file's record left out whole is one row and k outputs (one
+    # per output column); one left out for one column alone ("no output") is one of each.
+    outputs: int = 0
 
     def to_dict(self) -> dict:
         """JSON-ready: ``{"total": n, "reasons": {reason: {"count", "rows", "notes"}}}``."""
@@ -110,7 +114,6 @@ def report_lines(left_out: Mapping[str, Any]) -> list[str]:
     out = []
     for reason, info in left_out.get("reasons", {}).items():
         rows = ", ".join(map(str, info.get("rows", [])))
-        # rows lists distinct record numbers (a wide record counts once per output column)
         more = "…" if len(info.get("rows", [])) >= _FIRST and info["count"] > _FIRST else ""
         notes = info.get("notes") or []
         note = f"; {notes[0]}" + (f" (+{len(notes) - 1} more)" if len(notes) > 1 else "") if notes else ""
@@ -477,11 +480,14 @@ def _json_msg(exc: Exception) -> str:
 
 def _left_out(file: ResultsFile, reason: np.ndarray, records: np.ndarray, k: int,
               notes: dict[str, list[str]]) -> LeftOut:
+    """The left-out report from ``reason`` (record × output column: a reason's code, or 0
+    for kept): each reason counts the records (file rows) it left out, a wide record once
+    though both its columns are out, and lists the first twenty record numbers."""
     counts: dict[str, int] = {}
     rows: dict[str, tuple[int, ...]] = {}
     out_notes: dict[str, tuple[str, ...]] = {}
     if file.unreadable:
-        counts["unreadable"] = len(file.unreadable) * k
+        counts["unreadable"] = len(file.unreadable)
         rows["unreadable"] = tuple(r for r, _ in file.unreadable[:_FIRST])
         out_notes["unreadable"] = tuple(f"row {r} {why}" for r, why in file.unreadable[:_FIRST])
     flat = reason.ravel()
@@ -489,10 +495,11 @@ def _left_out(file: ResultsFile, reason: np.ndarray, records: np.ndarray, k: int
     for code, name in enumerate(LEFT_OUT_REASONS, 1):
         if name == "unreadable" or not tally[code]:
             continue
-        counts[name] = int(tally[code])
-        hit = np.flatnonzero((reason == code).any(axis=1))[:_FIRST]
-        rows[name] = tuple(records[hit].tolist())
+        hit = np.flatnonzero((reason == code).any(axis=1))  # a record counts once, whatever its columns
+        counts[name] = len(hit)
+        rows[name] = tuple(records[hit[:_FIRST]].tolist())
         if notes.get(name):
             out_notes[name] = tuple(notes[name][:_FIRST])
     ordered = {name: counts[name] for name in LEFT_OUT_REASONS if name in counts}
-    return LeftOut(counts=ordered, rows=rows, notes=out_notes, total=sum(ordered.values()))
+    outputs = int(np.count_nonzero(flat)) + len(file.unreadable) * k
+    return LeftOut(counts=ordered, rows=rows, notes=out_notes, total=sum(ordered.values()), outputs=outputs)

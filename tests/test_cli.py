@@ -311,8 +311,22 @@ def test_an_assert_object_in_every_record_is_left_out_not_ignored(tmp_path, caps
     f = write(tmp_path / "a.jsonl", b'{"id":1,"expected":"a","output":"a","assert":{"type":"contains","value":"z"}}\n'
                                      b'{"id":2,"expected":"a","output":"a"}\n')
     code, out, _ = run(["score", f, "--grader", "exact", "--out", tmp_path / "o.csv"], capsys)
-    assert code == 0 and "1 row scored, 1 left out" in out
+    assert code == 0 and "1 row scored, 1 row left out" in out
     assert "malformed assertions: 1 (row 1); row 1: the assertions must be a JSON list of objects, not an object" in out
+
+
+def test_a_wide_file_reports_outputs_scored_and_rows_left_out(tmp_path, capsys):
+    """Each row of a wide file gives two outputs; a row left out is one row, counted once
+    under its reason though both its outputs are out (summary and report alike)."""
+    f = write(tmp_path / "w.csv", b"id,expected,output,output_b\n1,x,x,y\n,x,x,x\n2,x,x,\n1,x,x,x\n")
+    summary = tmp_path / "s.json"
+    code, out, _ = run(["score", f, "--grader", "exact", "--out", tmp_path / "o.csv", "--summary", summary], capsys)
+    assert code == 0 and out.startswith("3 outputs scored, 3 rows left out\n")
+    reasons = json.loads(summary.read_text())["left_out"]
+    assert reasons["total"] == 3
+    assert {k: (v["count"], v["rows"]) for k, v in reasons["reasons"].items()} == {
+        "no id": (1, [2]), "no output": (1, [3]), "duplicate key": (1, [4])}
+    assert "left out, duplicate key: 1 (row 4); row 4 has the same id as row 1" in out
 
 
 def test_whitespace_only_lines_before_the_header_are_skipped(tmp_path, capsys):

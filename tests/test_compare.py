@@ -328,8 +328,8 @@ def test_the_report_names_rows_left_out_and_counts_in_words(tmp_path, capsys):
     assert lines[2:] == [
         "  1 row only in output: 2",
         "left out, no output: 1 (row 2); row 2 has no output_b",
-        # record 3 twice: its output and its output_b (counts count rows to score)
-        "left out, duplicate key: 2 (row 3); row 3 has the same id as row 2",
+        # record 3 once, though both its outputs are left out: a reason counts rows
+        "left out, duplicate key: 1 (row 3); row 3 has the same id as row 2",
     ]
 
 

@@ -93,7 +93,8 @@ def test_every_fixture_prepares_with_the_suggested_mapping(name):
     p = prepare(f, mapping, needs_expected=mapping["expected"] is not None)
     assert list(p.rows.columns) == list(ROW_COLUMNS)
     k = 2 if mapping["output_b"] else 1
-    assert len(p.rows) + p.left_out.total == (len(f.frame) + len(f.unreadable)) * k
+    assert len(p.rows) + p.left_out.outputs == (len(f.frame) + len(f.unreadable)) * k
+    assert p.left_out.total == sum(p.left_out.counts.values()) <= len(f.frame) + len(f.unreadable)
 
 
 # --------------------------------------------------------------------------- left out
@@ -280,10 +281,12 @@ def test_wide_file_one_row_per_output_column():
         (4, "output", "Lima"),
     ]
     assert p.rows["input"].tolist()[0] == "capital of France?"
-    assert p.left_out.counts == {"no output": 2, "no expected": 2}  # counted per output column
+    # a reason counts rows (records): record 5, without an expected, is one row and two outputs
+    assert p.left_out.counts == {"no output": 2, "no expected": 1}
     assert p.left_out.rows == {"no output": (3, 4), "no expected": (5,)}
     assert p.left_out.notes == {"no output": ("row 3 has no output", "row 4 has no output_b")}
-    assert p.left_out.total + len(p.rows) == 5 * 2
+    assert p.left_out.total == 3 and p.left_out.to_dict()["total"] == 3
+    assert p.left_out.outputs + len(p.rows) == 5 * 2
 
 
 def test_wide_file_with_a_version_column():
@@ -313,11 +316,16 @@ def test_long_file_versions_and_repeats():
     assert p.left_out.notes["duplicate key"] == ("row 7 has the same id, version and repeat as row 6",)
 
 
-def test_unreadable_rows_count_once_per_output_column():
-    data = b"id,output,output_b\n1,a,b\n2,a,b,c\n"
+def test_a_row_left_out_whole_counts_once_in_a_wide_file():
+    """A reason counts the rows it lists: an unreadable line, a row without an id or a
+    duplicate row is one row, though it would have given two outputs."""
+    data = b"id,output,output_b\n1,a,b\n2,a,b,c\n,a,b\n1,a,b\n"
     p = prepare(read_results(data), suggest_mapping(["id", "output", "output_b"]), needs_expected=False)
-    assert p.left_out.counts == {"unreadable": 2}
-    assert p.left_out.rows == {"unreadable": (2,)}
+    assert p.left_out.counts == {"unreadable": 1, "no id": 1, "duplicate key": 1}
+    assert p.left_out.rows == {"unreadable": (2,), "no id": (3,), "duplicate key": (4,)}
+    assert p.left_out.total == 3 and p.left_out.outputs == 6 and len(p.rows) == 2
+    assert p.left_out.lines() == ["left out, unreadable: 1 (row 2); row 2 has 4 fields, the header has 3",
+                                  "left out, no id: 1 (row 3)", "left out, duplicate key: 1 (row 4); row 4 has the same id as row 1"]
 
 
 # --------------------------------------------------------------------------- mapping errors

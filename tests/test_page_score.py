@@ -723,3 +723,65 @@ def test_a_file_of_several_systems_points_to_the_compare_page():
 def page_links(at: AppTest) -> list[tuple[str, str]]:
     """(page, label) of each st.page_link (AppTest has no accessor of its own for them)."""
     return [(e.proto.page, e.proto.label) for e in at.main if getattr(e, "type", None) == "page_link"]
+
+
+def _verdicts(run, scorers):
+    """{(record, system): {scorer: passed}} over the passes and fails of ``scorers``."""
+    out: dict = {}
+    for r in run.scored[run.scored["scorer"].isin(scorers) & run.scored["status"].isin(["pass", "fail"])].itertuples():
+        out.setdefault((r.record, r.system), {})[r.scorer] = r.status == "pass"
+    return out
+
+
+def test_graders_disagree_among_the_chosen_graders():
+    """Exact against normalized: the cases one passes and the other fails, both rows shown
+    (r02 is "Store credit" against "store credit"); with no grader chosen, every grader
+    but the overall row takes part."""
+    from graders.config import load_config
+    from graders.pipeline import score_file
+    from ui import views
+
+    run = score_file(SAMPLES / "returns_desk.csv", load_config(SAMPLES / "returns_desk.config.json"))
+    parts = {s: p for s, p in run.scored.groupby("scorer", sort=False)}
+    rows = run.prepared.rows
+    for chosen in (["exact", "normalized"], ["exact", "contains", "numeric"], []):
+        among = chosen or [s for s in parts if s != "overall"]
+        split = {case for case, v in _verdicts(run, among).items() if len(set(v.values())) == 2}
+        count, shown, _ = views.filter_parts(parts, rows, kinds=["graders disagree"], scorers=chosen)
+        assert {(r, s) for r, s in zip(shown["record"], shown["system"])} == split
+        assert count == sum(len(_verdicts(run, among)[case]) for case in split)
+        assert set(shown["status"]) <= {"pass", "fail"} and "overall" not in set(shown["scorer"])
+    count, shown, _ = views.filter_parts(parts, rows, kinds=["graders disagree"], scorers=["exact", "normalized"])
+    assert count == 8 and list(shown["item"][:2]) == ["r02", "r02"]
+    assert views.filter_parts(parts, rows, kinds=["systems disagree"])[0] == 0  # one system
+    with pytest.raises(ValueError, match="compares rows across graders"):
+        views.kind_mask(parts["exact"], ["graders disagree"])
+
+
+def test_systems_disagree_on_a_wide_file():
+    """A case and grader that output passes and output_b fails, or the reverse."""
+    from graders.config import RunConfig
+    from graders.pipeline import score_file
+    from ui import views
+
+    run = score_file(SAMPLES / "returns_ab_wide.csv", RunConfig.from_dict({"graders": ["exact", "normalized", "numeric"]}))
+    parts = {s: p for s, p in run.scored.groupby("scorer", sort=False)}
+    decided = run.scored[run.scored["status"].isin(["pass", "fail"])]
+    sides = decided.pivot_table(index=["item", "scorer"], columns="system", values="status", aggfunc="first")
+    split = sides[(sides["output"] != sides["output_b"]) & sides.notna().all(axis=1)].index
+    count, shown, _ = views.filter_parts(parts, run.prepared.rows, kinds=["systems disagree"])
+    assert count == 2 * len(split) > 0
+    assert set(zip(shown["item"], shown["scorer"])) == set(split)
+
+
+def test_the_disagreement_filters_on_the_page():
+    at = start()
+    assert "systems disagree" not in at.multiselect(key="gb_w_score_filter_kinds").options  # one system
+    at.multiselect(key="gb_w_score_filter_graders").set_value(["exact", "normalized"]).run()
+    at.multiselect(key="gb_w_score_filter_kinds").set_value(["graders disagree"]).run()
+    assert not at.exception
+    assert [c.value for c in at.caption if "scored rows" in c.value][0].startswith("8 of ")
+    at.button(key="score_sample_returns_ab_wide.csv").click().run()
+    assert "systems disagree" in at.multiselect(key="gb_w_score_filter_kinds").options
+    at.multiselect(key="gb_w_score_filter_kinds").set_value(["systems disagree"]).run()
+    assert not at.exception and [c.value for c in at.caption if "scored rows" in c.value][0][0] != "0"

@@ -33,7 +33,8 @@ UI_LABELS = (
     "Pass rate (Wilson 95%)", "Export configuration", "Restore a configuration (JSON)", "Downloads",
     "Second model output", "A (version)", "B (version)", "Bootstrap resamples", "Seed", "Reading", "In words",
     "Where A and B disagree", "A fails, B passes", "A passes, B fails", "Any disagreement",
-    "Largest drops (A below B)", "Does the verdict depend on the grader?", "Comparison CSV",
+    "Largest drops (A below B)", "Does the verdict depend on the grader?", "Comparison CSV", "Rows",
+    "graders disagree", "systems disagree",
 )
 PAGE_TITLES = ("Score a file", "Grader playground", "Compare A and B", "Pass rate")
 
@@ -228,6 +229,10 @@ SCORE_QUESTIONS: tuple[tuple[str, str], ...] = (
     ("What is a near miss?",
      "A fail that passes after one formatting change, named by the probe (see the Grader playground). Many "
      "exact-match fails at `trim` or `lowercase` usually call for normalized match."),
+    ("How do I list the cases where two graders disagree?",
+     "Under **Rows**, choose the two graders and show **graders disagree**: the cases one passes and the "
+     "other fails (exact against normalized gives the formatting misses). With several systems, **systems "
+     "disagree** lists a grader's cases that one system passes and another fails."),
     ("Why does corpus BLEU differ from the mean of sentence BLEU?",
      "Sentence BLEU gives each row its own brevity penalty, smoothing and effective order; corpus BLEU pools "
      "the counts first. The returns-desk sample, with its own configuration, gives mean sentence BLEU 0.495 "

@@ -2,7 +2,7 @@
 near-miss table, charts, the filter view with row detail, and the downloads.
 
 Each function takes the view built by ``ui.scoring.scored_view`` and draws one section.
-``counts_markdown``, ``kind_mask``, ``text_cases`` and ``filter_parts`` are pure pandas
+``counts_markdown``, ``kind_mask``, ``disagreement_masks``, ``text_cases`` and ``filter_parts`` are pure pandas
 (tests/test_page_score.py calls them directly as well as through the page).
 
 Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
@@ -28,7 +28,11 @@ from . import count, display, page_link
 from .loading import read_flags
 from .detail import row_detail
 
-FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored")
+# "graders disagree": a case that one grader passes and another fails (exact fails where
+# normalized passes); "systems disagree": a case and grader that one system's output
+# passes and another's fails (offered when the file has several systems).
+DISAGREEMENT_KINDS = ("graders disagree", "systems disagree")
+FILTER_KINDS = ("failures", "near misses", "not judged", "errors", "passes", "scored", *DISAGREEMENT_KINDS)
 TABLE_ROWS = 1000  # rows of a filtered table sent to the browser; the CSV has them all
 NEAR_ROWS = 200
 
@@ -272,14 +276,59 @@ def kind_masks(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     return masks
 
 
+def _disagreeing(groups: np.ndarray, passed: np.ndarray, taking_part: np.ndarray) -> np.ndarray:
+    """Rows taking part whose group (``groups``: a code per row) has both a pass and a fail
+    among the rows taking part."""
+    codes = groups[taking_part]
+    size = int(groups.max()) + 1 if len(groups) else 0
+    n = np.bincount(codes, minlength=size)
+    ok = np.bincount(codes, weights=passed[taking_part], minlength=size)
+    out = np.zeros(len(groups), dtype=bool)
+    out[taking_part] = (ok[codes] > 0) & (ok[codes] < n[codes])
+    return out
+
+
+def disagreement_masks(parts: Mapping[str, pd.DataFrame],
+                       among: Sequence[str] = ()) -> dict[str, dict[str, np.ndarray]]:
+    """Per scorer, the rows of each ``DISAGREEMENT_KINDS`` filter. Only passes and fails take
+    part. "graders disagree": the case (one system's output of a row) has a pass and a fail
+    among the scorers ``among`` (none given: every grader and assertion, but the overall
+    row, which sums them up); "systems disagree": the same scorer has a pass and a fail on
+    the case's id and repeat across systems."""
+    names = list(parts)
+    frames = [parts[s] for s in names]
+    if not frames:
+        return {}
+    sizes = [len(f) for f in frames]
+    rows = pd.concat([f[["record", "system", "item", "repeat"]] for f in frames], ignore_index=True)
+    status = np.concatenate([f["status"].to_numpy(dtype=object) for f in frames])
+    scorer = np.repeat(np.arange(len(names)), sizes)
+    passed = status == "pass"
+    decided = passed | (status == "fail")
+    rows["scorer"] = scorer
+    by_case = rows.groupby(["record", "system"], sort=False).ngroup().to_numpy()
+    by_grader = rows.groupby(["item", "repeat", "scorer"], sort=False).ngroup().to_numpy()
+    chosen = [i for i, name in enumerate(names) if (name in among if among else name != "overall")]
+    graders = decided & np.isin(scorer, chosen)
+    found = {"graders disagree": _disagreeing(by_case, passed, graders),
+             "systems disagree": _disagreeing(by_grader, passed, decided)}
+    ends = np.cumsum(sizes)[:-1]
+    split = {kind: np.split(mask, ends) for kind, mask in found.items()}
+    return {name: {kind: split[kind][i] for kind in found} for i, name in enumerate(names)}
+
+
 def kind_mask(frame: pd.DataFrame, kinds: Sequence[str], masks: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
-    """Rows matching any of ``kinds`` (empty: every row)."""
+    """Rows matching any of ``kinds`` (empty: every row). The disagreement kinds need
+    ``masks`` holding them (``disagreement_masks``: they compare rows across graders)."""
     for k in kinds:
         if k not in FILTER_KINDS:
             raise ValueError(f"unknown filter {k!r}; valid filters: {', '.join(FILTER_KINDS)}")
     if not kinds:
         return np.ones(len(frame), dtype=bool)
     masks = kind_masks(frame) if masks is None else masks
+    missing = [k for k in kinds if k not in masks]
+    if missing:
+        raise ValueError(f"the filter {missing[0]!r} compares rows across graders: use filter_parts")
     out = np.zeros(len(frame), dtype=bool)
     for k in kinds:
         out |= masks[k]
@@ -326,16 +375,24 @@ def filter_parts(
     limit: int = TABLE_ROWS,
     hay: pd.Series | None = None,
     masks: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+    across: Mapping[str, Mapping[str, np.ndarray]] | None = None,
 ) -> tuple[int, pd.DataFrame, dict[str, pd.Index]]:
     """Filter the per-grader frames: (matching rows, the first ``limit`` in file order,
-    the matching index of each grader's frame). ``masks``: ``kind_masks`` per grader."""
+    the matching index of each grader's frame). ``masks``: ``kind_masks`` per grader;
+    ``across``: ``disagreement_masks(parts, scorers)``, made here when a disagreement kind
+    is asked for and it is not given (graders disagree among the chosen ``scorers``)."""
     cases = text_cases(rows, text, hay) if text.strip() else None
     one_system = rows["system"].nunique() <= 1
+    if across is None and any(k in DISAGREEMENT_KINDS for k in kinds):
+        across = disagreement_masks(parts, scorers)
     hits: dict[str, pd.Index] = {}
     for scorer, frame in parts.items():
         if scorers and scorer not in scorers:
             continue
-        mask = kind_mask(frame, kinds, masks.get(scorer) if masks else None)
+        own = masks.get(scorer) if masks else None
+        if across is not None:
+            own = {**(own or kind_masks(frame)), **across[scorer]}
+        mask = kind_mask(frame, kinds, own)
         if cases is not None:
             # A wide file's systems share their records: a hit in one system's output is
             # that system's row alone, so the record is enough only in a one-system file.
@@ -371,13 +428,19 @@ def filter_section(view: dict[str, Any]):
     ss.setdefault("gb_w_score_filter_graders", [])
     ss.setdefault("gb_w_score_filter_text", "")
     ss["gb_w_score_filter_graders"] = [s for s in ss["gb_w_score_filter_graders"] if s in scorers]
+    rows = view["run"].prepared.rows
+    several = rows["system"].nunique() > 1
+    offered = [k for k in FILTER_KINDS if several or k != "systems disagree"]
+    ss["gb_w_score_filter_kinds"] = [k for k in ss["gb_w_score_filter_kinds"] if k in offered]
     c1, c2, c3 = st.columns([2, 2, 1])
-    kinds = c1.multiselect("Show", list(FILTER_KINDS), key="gb_w_score_filter_kinds", persist_state="session",
-                           help="Rows matching any of these; none selected shows every row.")
+    kinds = c1.multiselect("Show", offered, key="gb_w_score_filter_kinds", persist_state="session",
+                           help="Rows matching any of these; none selected shows every row. **graders disagree**: "
+                                "a case one of the chosen graders passes and another fails (both are shown)"
+                                + ("; **systems disagree**: a case and grader one system passes and another fails"
+                                   if several else "") + ".")
     chosen = c2.multiselect("Graders", scorers, key="gb_w_score_filter_graders", persist_state="session", format_func=label,
                             help="None selected: every grader.")
     text = c3.text_input("Search", key="gb_w_score_filter_text", persist_state="session", help="In the case id, input, expected or output.")
-    rows = view["run"].prepared.rows
     hay = None
     if text.strip():
         if "haystack" not in view:
@@ -389,7 +452,14 @@ def filter_section(view: dict[str, Any]):
     for scorer in (chosen or scorers):
         if kinds and scorer not in masks:
             masks[scorer] = kind_masks(parts[scorer])
-    count, shown, hits = filter_parts(parts, rows, kinds=kinds, scorers=chosen, text=text, hay=hay, masks=masks)
+    across = None
+    if any(k in DISAGREEMENT_KINDS for k in kinds):  # made once per view and choice of graders
+        made = view.setdefault("disagreements", {})
+        across = made.get(tuple(chosen))
+        if across is None:
+            across = made[tuple(chosen)] = disagreement_masks(parts, chosen)
+    count, shown, hits = filter_parts(parts, rows, kinds=kinds, scorers=chosen, text=text, hay=hay, masks=masks,
+                                      across=across)
     st.caption(f"{count:,} of {total:,} scored rows"
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
                + ". Select a row to see it in detail.")

@@ -218,7 +218,7 @@ def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[st
 _DEFAULTS: dict[str, dict[str, Any]] = {}
 
 
-def grade(name: str, expected: str | Sequence[str] | None = "", output: str = "", **params: Any) -> Grade:
+def grade(name: str, expected: str | Sequence[str] | None = None, output: str | None = None, **params: Any) -> Grade:
     """Grade one output against one reference (a str) or several (a list of str).
 
     >>> grade("numeric", expected="42", output="The refund is $42.00.", read="last").status
@@ -226,8 +226,8 @@ def grade(name: str, expected: str | Sequence[str] | None = "", output: str = ""
 
     Several references: a pass-or-fail grader passes when any passes, a continuous one
     takes the best score (BLEU and chrF use them jointly, as sacrebleu does); ``None`` is no
-    reference (not judged by a grader that needs one; regex, valid_json and json_schema need
-    none). Returns a ``Grade`` (its docstring gives the statuses; ``Grade.to_dict`` its JSON
+    reference, as is leaving it out (not judged by a grader that needs one; regex,
+    valid_json and json_schema need none). ``output`` is required. Returns a ``Grade`` (its docstring gives the statuses; ``Grade.to_dict`` its JSON
     form). An unknown grader or parameter, a missing required one or a bad value raises
     ``ValueError`` naming it and listing the valid ones. A regex pattern or flags that
     JavaScript refuses and a schema that is not a valid JSON Schema are not raised: each
@@ -243,5 +243,6 @@ def grade(name: str, expected: str | Sequence[str] | None = "", output: str = ""
             resolved = _DEFAULTS[name] = resolve_params(name, {})
     refs = () if expected is None else as_refs(expected)
     if not isinstance(output, str):
-        raise ValueError(f"output must be a str, not {type(output).__name__}")
+        raise ValueError("grade needs the output (a str)" if output is None else
+                         f"output must be a str, not {type(output).__name__}")
     return run(spec, refs, output, resolved)

@@ -104,3 +104,14 @@ def test_a_grade_is_plain_data_for_json(name, expected, output):
     assert (d["status"], d["passed"], d["score"], d["explanation"]) == (g.status, g.passed, g.score, g.explanation)
     assert d["near_miss"] == (None if g.near_miss is None else list(g.near_miss))
     assert Grade(**{**d, "near_miss": None if d["near_miss"] is None else tuple(d["near_miss"])}) == g
+
+
+def test_a_grade_without_a_reference_is_not_judged_and_one_without_an_output_is_refused():
+    """Leaving expected out is no reference (as None is), not a reference of ""; an empty
+    string given is a reference. Leaving the output out is a mistake, said at once."""
+    assert grade("bleu", output="the cat").status == "not_judged"
+    assert grade("exact", output="").status == "not_judged"
+    assert grade("exact", expected="", output="").status == "pass"
+    assert grade("regex", output="abc", pattern="b").status == "pass"  # regex needs no reference
+    with pytest.raises(ValueError, match="grade needs the output"):
+        grade("exact", expected="a")

@@ -80,7 +80,7 @@ def score_distribution_chart(bins: pd.DataFrame, thresholds: dict[str, float | N
         tooltip=["label:N", alt.Tooltip("bin_start:Q", format=".2f"), alt.Tooltip("bin_end:Q", format=".2f"), "rows:Q"],
     )
     rule = alt.Chart().mark_rule(color="#c62828", strokeDash=[4, 3]).encode(x="mean(threshold):Q")
-    columns = max(1, min(4, bins["label"].nunique()))
+    columns = max(1, min(2, bins["label"].nunique()))  # two 200-pixel panels fit a 1,024-pixel window
     return alt.layer(bars, rule, data=data).properties(height=140, width=200).facet(
         facet=alt.Facet("label:N", title=None), columns=columns
     )

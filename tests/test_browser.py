@@ -146,6 +146,34 @@ def _check(condition: bool) -> None:
     assert condition
 
 
+def _nothing_past_the_edge(page) -> None:
+    found = _past_the_edge(page)
+    assert found == [], found
+
+
+def _past_the_edge(page) -> list[str]:
+    """What in the main column runs past its right edge (not inside a box that scrolls
+    sideways): each as its tag, test id and first words."""
+    return page.evaluate("""() => {
+        const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+        const edge = main.getBoundingClientRect().right + 2;
+        const out = [];
+        for (const el of main.querySelectorAll('*')) {
+            const r = el.getBoundingClientRect();
+            if (!r.width || !r.height || r.right <= edge || !el.checkVisibility()) continue;  // a closed expander's too
+            let a = el.parentElement, scrolls = false;
+            for (; a && a !== main; a = a.parentElement) {
+                const x = getComputedStyle(a).overflowX;
+                if (x === 'auto' || x === 'scroll' || x === 'hidden') { scrolls = true; break; }
+            }
+            const key = el.closest('[class*="st-key-"]');
+            if (!scrolls) out.push(`${el.tagName} ${el.getAttribute('data-testid')} ${key ? key.className.match(/st-key-\\S+/)[0] : ''} `
+                                   + `${Math.round(r.right - edge)}px ${(el.textContent || '').slice(0, 40)}`);
+        }
+        return out.slice(0, 5);
+    }""")
+
+
 def _table_fits(box) -> bool:
     """Whether the table inside ``box`` is no wider than the box (a table that is cut off
     at the window's edge is wider)."""
@@ -312,6 +340,12 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Score a file").click()
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
             _eventually(lambda: _check("Regex (JavaScript)" not in _counts(page)))
+            # In a 1,024-pixel window nothing on the page runs past the main column's edge
+            # (the charts stand one above the other; a table that is too wide scrolls).
+            page.set_viewport_size({"width": 1024, "height": 1000})
+            _settle(page)
+            _eventually(lambda: _nothing_past_the_edge(page))
+            page.set_viewport_size({"width": 1400, "height": 1000})
 
             # Compare the sample A/B file: one click loads it, the metric table and the
             # disagreements follow.

@@ -125,6 +125,14 @@ def test_every_builder_gives_a_valid_spec(desk):
         assert chart.to_dict()["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
 
 
+def test_the_score_distribution_is_at_most_two_panels_wide(desk):
+    """Four continuous graders: two rows of two 200-pixel panels, which fit a 1,024-pixel
+    window (four in a row ran past its edge; the browser test measures the page)."""
+    spec = charts.score_distribution_chart(charts.score_bins(desk.scored)).to_dict()
+    assert desk.scored["scorer"].isin(["token_f1", "bleu", "rouge_l", "chrf"]).any()
+    assert spec["columns"] == 2 and spec["spec"]["width"] == 200
+
+
 # --------------------------------------------------------------------------- the sweep
 
 

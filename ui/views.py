@@ -239,16 +239,15 @@ def charts_section(view: Mapping[str, Any]) -> None:
     if systems > 1:
         st.caption(f"Outcomes per grader and system; the other charts count the {systems} systems together "
                    "(the counts table above has each system's figures).")
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Outcomes per grader" + (" and system" if systems > 1 else "") + "**")
-        st.vega_lite_chart(specs["outcomes"], width="stretch")
-    with right:
-        st.markdown("**Near misses by probe code**")
-        if "near" in specs:
-            st.vega_lite_chart(specs["near"], width="stretch")
-        else:
-            st.caption("No near misses.")
+    # One above the other, each the page's width: side by side, a 1,024-pixel window cut the
+    # near-miss chart's bars and legend off (its whole probe codes need the room).
+    st.markdown("**Outcomes per grader" + (" and system" if systems > 1 else "") + "**")
+    st.vega_lite_chart(specs["outcomes"], width="stretch")
+    st.markdown("**Near misses by probe code**")
+    if "near" in specs:
+        st.vega_lite_chart(specs["near"], width="stretch")
+    else:
+        st.caption("No near misses.")
     if "bins" in specs:
         st.markdown("**Score distribution of the continuous graders** (20 bins; dashed line: threshold)")
         st.vega_lite_chart(specs["bins"])

@@ -460,3 +460,18 @@ def test_unpaired_surrogate_ids_are_listed(tmp_path):
     c = compare_file(read_results("\n".join(json.dumps(r) for r in records).encode()), cfg("exact"), resamples=100)
     assert c.unpaired == {"a_only": {"count": 1, "keys": ["\ud800"]}, "b_only": {"count": 1, "keys": ["\udc00"]},
                           "pairs": 1}
+
+
+def test_the_three_filters_are_outcomes_of_the_comparison_csv(tmp_path):
+    """As the README says: for a pass-or-fail grader, A fails and B passes is a loss, the
+    reverse a win, any disagreement every paired row that is not a tie; the CSV has them."""
+    ab = compare_file(ROOT / "sample_data" / "returns_ab_wide.csv", {"graders": ["exact", "normalized"]})
+    out = tmp_path / "c.csv"
+    assert main(["compare", str(ROOT / "sample_data" / "returns_ab_wide.csv"), "--grader", "exact", "--grader",
+                 "normalized", "--out", str(out)]) == 0
+    csv = pd.read_csv(out, dtype=str, keep_default_na=False)
+    for grader in ("exact", "normalized"):
+        rows = csv[(csv["grader"] == grader) & csv["outcome"].isin(["win", "loss", "tie"])]
+        for kind, outcomes in (("a_fails_b_passes", {"loss"}), ("a_passes_b_fails", {"win"}), ("disagree", {"win", "loss"})):
+            want = sorted(rows.loc[rows["outcome"].isin(outcomes), "item"])
+            assert sorted(ab.rows(kind, grader)["item"]) == want and want, (grader, kind)

@@ -146,7 +146,8 @@ def review_rows(comparison: Comparison, kind: str, grader: str, *, limit: int = 
     """(the first ``limit`` rows of review ``kind`` on ``grader``, how many there are).
 
     ``kind``: one of ``REVIEWS``; largest drops are sorted by the drop, the others keep
-    the file's order. Columns: ``REVIEW_COLUMNS``."""
+    the file's order. Columns: ``REVIEW_COLUMNS``, and ``version`` after ``item`` for a
+    wide file with versions."""
     if kind == "largest_drops":
         picked = comparison.largest_drops(grader, k=limit)
         total = int(((comparison.pairs["grader"] == grader) & comparison.pairs["paired"]
@@ -156,7 +157,9 @@ def review_rows(comparison: Comparison, kind: str, grader: str, *, limit: int = 
         total = len(picked)
         picked = picked.head(limit)
     out = _with_text(comparison, picked)
-    return out.loc[:, list(REVIEW_COLUMNS)].reset_index(drop=True), total
+    # a wide file with versions: a case is (id, version), so the version goes beside the id
+    columns = [*REVIEW_COLUMNS[:1], "version", *REVIEW_COLUMNS[1:]] if "version" in out.columns else list(REVIEW_COLUMNS)
+    return out.loc[:, columns].reset_index(drop=True), total
 
 
 def review_note(comparison: Comparison, kind: str, grader: str) -> str | None:

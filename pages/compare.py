@@ -150,7 +150,8 @@ if not config.graders:
     st.stop()
 
 prepared = scoring.prepared_for(file, mapping, config.needs_expected)
-with st.expander("Rows left out", expanded=isinstance(prepared, str)):
+left_total = 0 if isinstance(prepared, str) else prepared.left_out.total
+with st.expander(f"Rows left out ({left_total:,})" if left_total else "Rows left out", expanded=isinstance(prepared, str)):
     views.left_out_section(prepared)
 if isinstance(prepared, str):
     st.stop()
@@ -187,9 +188,10 @@ with st.spinner("Scoring both sides and resampling…"):
     comparison = cached_comparison(base_key + mapping_json, prepared, config, mapping_json,
                                    version_a, version_b, resamples, seed)
 if isinstance(comparison, str):
-    st.error(comparison[:1].upper() + comparison[1:])
-    st.caption("A comparison needs a wide file (output and output_b columns) or a long file with a version "
-               "column and two versions; the A/B samples above show both.")
+    st.error(comparison[:1].upper() + comparison[1:] + ("" if comparison.endswith((".", ")")) else "."))
+    if not (mapping.get("output_b") or len(prepared.systems) >= 2):  # the file's shape is the trouble
+        st.caption("A comparison needs a wide file (output and output_b columns) or a long file with a version "
+                   "column and two versions; the A/B samples above show both.")
     st.stop()
 
 # --------------------------------------------------------------------------- the metric table
@@ -215,22 +217,25 @@ for side, who in (("a_only", a), ("b_only", b)):
 table = metric_table(comparison)
 link_help = "Passes of the paired n; opens the pass-rate page with the count filled in."
 st.dataframe(
-    display.frame(table).style.map(reading_css, subset=["Reading"])
     # a metric with no pairs has no means and no p: a dash, not "None"
-    .format({"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}", "p": "{:.3g}", "Holm p": "{:.3g}"}, na_rep="—"),
+    display.frame(display.numbers_as_text(table, {"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}",
+                                                  "p": "{:.3g}", "Holm p": "{:.3g}"}))
+    .style.map(reading_css, subset=["Reading"]),
     hide_index=True, width="stretch",
     column_config={
         "A passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
         "B passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
         "b / c": st.column_config.TextColumn(help="McNemar's discordant pairs: b = A passes and B fails, "
                                                   "c = A fails and B passes."),
-        "Holm p": st.column_config.NumberColumn(help="Holm-adjusted across the metrics in this table."),
-        "Reading": st.column_config.TextColumn(help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
+        "Holm p": st.column_config.TextColumn(help="Holm-adjusted across the metrics in this table."),
+        "Reading": st.column_config.TextColumn(width="medium", help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
                                                     "noise?: A and B differ on some cases, but not beyond noise."),
+        "Pass rate A (95% CI)": st.column_config.TextColumn(width="medium"),
+        "Pass rate B (95% CI)": st.column_config.TextColumn(width="medium"),
         "In words": st.column_config.TextColumn(width="large"),
     },
 )
-FLAG = {"noise?": "⚠️ noise?", "A better": "✅ A better", "B better": "✅ B better"}
+FLAG = {"A better": "✅ A better", "B better": "✅ B better"}
 
 
 counts = pass_counts(comparison)
@@ -246,13 +251,19 @@ def counts_links(name: str) -> str:
     return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
 
 
-# the flag where the words need one ("noise?", a winner); "no difference", "too few" and
-# "no pairs" the words say themselves
+# the flag where there is a winner; "noise?" ("may be noise", "no detectable difference"),
+# "no difference", "too few" and "no pairs" the words say themselves
 st.markdown("\n".join(f"- **{metric_label(name)}** — {FLAG[r] + ': ' if r in FLAG else ''}{display.md(m.words)}"
                       f"{counts_links(name)}" for (name, m), r in zip(comparison.metrics.items(), table["Reading"])))
-left = comparison.prepared.left_out.total
-if left:
-    st.caption(f"{left:,} rows of the file were left out before pairing (see Rows left out above).")
+left = comparison.prepared.left_out
+if left.total:
+    # a warning when a tenth of the outputs or more never reached the figures (a repeat
+    # column mapped to none turns repeats into duplicate keys)
+    share = left.outputs / max(1, left.outputs + len(comparison.prepared.rows))
+    (st.warning if share >= 0.1 else st.caption)(
+        f"{left.total:,} {'row' if left.total == 1 else 'rows'} of the file "
+        f"{'was' if left.total == 1 else 'were'} left out before pairing ({share:.0%} of the outputs; "
+        f"see Rows left out above).")
 
 # --------------------------------------------------------------------------- charts
 
@@ -299,16 +310,18 @@ else:
     shown = ladder.assign(ci=[f"{lo:+.3f} to {hi:+.3f}" if pd.notna(lo) else "" for lo, hi in
                               zip(ladder["ci_low"], ladder["ci_high"])])
     st.dataframe(
-        shown.loc[:, ["label", "n", "mean_a", "mean_b", "mean_diff", "ci", "p_holm", "reading"]]
-        .rename(columns={"label": "Grader", "n": "Paired n", "mean_a": "Mean A", "mean_b": "Mean B",
-                         "mean_diff": "A − B", "ci": "95% CI", "p_holm": "Holm p", "reading": "Reading"})
-        .style.map(reading_css, subset=["Reading"])
         # a grader with no pairs has no means: a dash, not "None"
-        .format({"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}", "Holm p": "{:.3g}"}, na_rep="—"),
+        display.numbers_as_text(
+            shown.loc[:, ["label", "n", "mean_a", "mean_b", "mean_diff", "ci", "p_holm", "reading"]]
+            .rename(columns={"label": "Grader", "n": "Paired n", "mean_a": "Mean A", "mean_b": "Mean B",
+                             "mean_diff": "A − B", "ci": "95% CI", "p_holm": "Holm p", "reading": "Reading"}),
+            {"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}", "Holm p": "{:.3g}"})
+        .style.map(reading_css, subset=["Reading"]),
         hide_index=True, width="stretch",
     )
-    st.caption("Holm's adjustment runs across the graders of this view. The ladder goes from strict to "
-               "lenient: a difference that holds only under exact match is about formatting, not content.")
+    st.caption("Holm's adjustment runs across the graders of this view, not the metrics above, so a reading "
+               "here can differ from the Metrics table's. The ladder goes from strict to lenient: a difference "
+               "that holds only under exact match is about formatting, not content.")
 
 # --------------------------------------------------------------------------- rows to review
 
@@ -318,9 +331,13 @@ if drawable:
     if ss.get(w("review_metric")) not in drawable:
         ss[w("review_metric")] = drawable[0]
     c1, c2 = st.columns(2)
+    def forget_selection() -> None:  # another list: the selected position would pick another case
+        ss.pop("gb_compare_review_table", None)
+
     kind = c1.selectbox("Show", list(REVIEWS), key=w("review_kind"), persist_state=PERSIST,
-                        format_func=REVIEW_LABELS.get)
-    rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get)
+                        format_func=REVIEW_LABELS.get, on_change=forget_selection)
+    rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get,
+                           on_change=forget_selection)
     rows, total = review_rows(comparison, kind, rmetric, limit=REVIEW_ROWS)
     note = review_note(comparison, kind, rmetric)
     if note:
@@ -330,7 +347,7 @@ if drawable:
     else:
         more = f"; the first {len(rows):,} are shown" if total > len(rows) else ""
         st.caption(f"{total:,} {'row' if total == 1 else 'rows'}{more}. "
-                   "Select a row to see both outputs beside the expected.")
+                   "Select a row to see both outputs beside the expected (the first is shown until then).")
         shown = rows.drop(columns=["record_a", "record_b"])
         shown = shown if shown["repeat"].astype(bool).any() else shown.drop(columns="repeat")
         event = st.dataframe(
@@ -341,7 +358,8 @@ if drawable:
         picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
         row = rows.iloc[picked[0] if picked and picked[0] < len(rows) else 0]
         d = pair_detail(comparison, row["record_a"], row["record_b"])
-        st.markdown(f"#### Case {display.md(row['item'])}" + (f" · repeat {display.md(row['repeat'])}" if row["repeat"] else ""))
+        st.markdown(f"#### Case {display.md(row['item'])}" + (f" · {display.md(row['version'])}" if "version" in row else "")
+                    + (f" · repeat {display.md(row['repeat'])}" if row["repeat"] else ""))
         if d["input"]:
             st.caption(f"Input: {display.md(d['input'], breaks=' ')}")
         row_detail(d["refs"] or d["expected"], {f"A: {k}" if k == a else f"B: {k}": v for k, v in d["outputs"].items()},

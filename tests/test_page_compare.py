@@ -49,8 +49,14 @@ def charts(at) -> list:
     return found
 
 
+NUMBER_COLUMNS = ("Mean A", "Mean B", "A − B", "p", "Holm p")  # sent as text: "—" where there is none
+
+
 def metric_table(at):
-    return next(d.value for d in at.dataframe if "Reading" in d.value.columns and "In words" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "Reading" in d.value.columns and "In words" in d.value.columns).copy()
+    for column in NUMBER_COLUMNS:
+        table[column] = [float("nan") if v == "—" else float(v) for v in table[column]]
+    return table
 
 
 def no_trouble(at):
@@ -75,7 +81,9 @@ def test_wide_sample_main_path():
     assert exact["b / c"] == "4 / 15" and exact["Test"] == "McNemar exact"
     assert exact["Reading"] == "noise?" and "Holm p" in exact["In words"]
     assert math.isnan(table.loc["Token F1"]["Holm p"]) is False
-    assert any("⚠️ noise?" in m.value for m in at.markdown)
+    bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
+    # no flag where the words say it ("may be noise", "no detectable difference"): a flag is for a winner
+    assert "noise?" not in bullets and "may be noise" in bullets.splitlines()[0]
     assert not any("no difference: No difference" in m.value for m in at.markdown)
     bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
     assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
@@ -117,7 +125,11 @@ def test_a_metric_without_pairs_shows_dashes_and_says_so_once():
     frame = next(d for d in at.dataframe if "Holm p" in d.value.columns and "In words" in d.value.columns)
     shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all().to_pandas()
     row = shown.set_index("Metric").loc["JSON fields"]  # what the browser shows
-    assert [row[c] for c in ("Mean A", "Mean B", "A − B", "p", "Holm p")] == ["—"] * 5
+    assert [row[c] for c in NUMBER_COLUMNS] == ["—"] * 5
+    # the cells themselves, not only the Styler's display values: a browser table draws a
+    # missing number as "None" whatever the Styler says
+    sent = frame.value.set_index("Metric").loc["JSON fields"]
+    assert [sent[c] for c in NUMBER_COLUMNS] == ["—"] * 5
     from ui import display
 
     words = display.md("No case has a score on both sides: nothing to compare.")
@@ -293,3 +305,46 @@ def test_with_repeats_the_page_says_the_pass_rate_intervals_count_rows():
     no_trouble(at)
     info = " ".join(i.value for i in at.info)
     assert "The pass-rate intervals (Wilson's) count each repeat as a row of its own" in info
+
+
+def test_another_review_list_forgets_the_row_selected_in_the_last():
+    """Row 3 of one list is another case in the next: the selection goes, the first row shows."""
+    at = page(gb_w_compare_graders=FOUR).run()
+    at.selectbox(key="gb_w_compare_review_kind").set_value("a_passes_b_fails").run()
+    at.session_state["gb_compare_review_table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    picked = next(m.value for m in at.markdown if m.value.startswith("#### Case "))
+    at.selectbox(key="gb_w_compare_review_kind").set_value("largest_drops").run()
+    no_trouble(at)
+    first = next(d.value for d in at.dataframe if "outcome" in d.value.columns)["item"].iloc[0]
+    shown = next(m.value for m in at.markdown if m.value.startswith("#### Case "))
+    assert shown.startswith(f"#### Case {first}") and shown != picked
+
+
+def test_a_wide_file_with_versions_names_the_version_of_each_review_row():
+    rows = b"id,version,expected,output,output_b\n" + b"".join(
+        f"q{i},{v},a,{'a' if i % 2 else 'b'},a\n".encode() for v in ("v1", "v2") for i in range(4))
+    at = inject(rows).run()
+    no_trouble(at)
+    at.selectbox(key="gb_w_compare_review_kind").set_value("a_fails_b_passes").run()
+    table = next(d.value for d in at.dataframe if "outcome" in d.value.columns)
+    assert list(table.columns[:2]) == ["item", "version"]
+    assert set(zip(table["item"], table["version"])) == {("q0", "v1"), ("q2", "v1"), ("q0", "v2"), ("q2", "v2")}
+    assert any(m.value.startswith("#### Case q0 · v1") for m in at.markdown)
+
+
+def test_rows_left_out_are_counted_in_the_expander_and_warned_about_when_many():
+    rows = b"id,expected,output,output_b\n" + b"1,a,a,b\n2,a,a,a\n" + b"1,a,a,a\n" * 3
+    at = inject(rows).run()
+    no_trouble(at)
+    assert "Rows left out (3)" in [e.label for e in at.expander]
+    assert any(w.value.startswith("3 rows of the file were left out before pairing (60% of the outputs")
+               for w in at.warning)
+
+
+def test_the_same_version_twice_is_not_a_file_of_the_wrong_shape():
+    at = page().run()
+    at.button(key=LONG_SAMPLE).click().run()
+    at.selectbox(key="gb_w_compare_side_b").set_value("returns-assistant-v1").run()
+    assert at.error[0].value.endswith("choose two different ones.")
+    assert not any("A comparison needs a wide file" in c.value for c in at.caption)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from graders.jsonparse import encodable
 
-__all__ = ["frame", "md", "text"]
+__all__ = ["frame", "md", "numbers_as_text", "text"]
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them
 # all keeps a cell's ``*``, ``_``, ``[``, ``|``, ``$`` or ``:red[…]`` from turning into
@@ -57,6 +57,17 @@ def code(s: Any) -> str:
     fence = "`" * (max((len(r) for r in re.findall("`+", body)), default=0) + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def numbers_as_text(df: pd.DataFrame, formats: dict[str, str], missing: str = "—") -> pd.DataFrame:
+    """``df`` with the columns of ``formats`` written as text by their format (``"{:.3f}"``),
+    ``missing`` where there is no number: a browser table shows a missing number as a grey
+    "None", whatever a Styler's ``na_rep`` says."""
+    out = df.copy()
+    for column, form in formats.items():
+        out[column] = [missing if v is None or (isinstance(v, float) and v != v) else form.format(v)
+                       for v in df[column].tolist()]
+    return out
 
 
 def _column(values: pd.Series) -> pd.Series | None:

@@ -107,11 +107,13 @@ st.caption(
 
 # ----------------------------------------------------------------------------- steps
 ss.setdefault("gb_norm_steps", list(DEFAULT_PIPELINE))
-b1, b2, b3, _ = st.columns([1, 1, 1, 3])
-b1.button("Default (trim, lower)", on_click=set_steps, args=(DEFAULT_PIPELINE,), key="gb_norm_default")
-b2.button("SQuAD preset", on_click=set_steps, args=(SQUAD_PIPELINE,), key="gb_norm_squad",
-          help="lower, remove_punctuation, remove_articles, collapse_whitespace, trim: the SQuAD v1.1 script's order")
-b3.button("No steps", on_click=set_steps, args=((),), key="gb_norm_clear")
+# Buttons as wide as their labels, in rows that wrap: fixed columns cut the labels and the
+# arrows short in a narrow window.
+presets = st.container(horizontal=True)
+presets.button("Default (trim, lower)", on_click=set_steps, args=(DEFAULT_PIPELINE,), key="gb_norm_default")
+presets.button("SQuAD preset", on_click=set_steps, args=(SQUAD_PIPELINE,), key="gb_norm_squad",
+               help="lower, remove_punctuation, remove_articles, collapse_whitespace, trim: the SQuAD v1.1 script's order")
+presets.button("No steps", on_click=set_steps, args=((),), key="gb_norm_clear")
 st.multiselect(
     "Steps, in the order they run",
     options=list(STEPS),
@@ -121,10 +123,11 @@ st.multiselect(
 )
 steps = tuple(ss["gb_norm_steps"])
 for i, step in enumerate(steps):
-    up, down, text = st.columns([0.05, 0.05, 0.9], vertical_alignment="center")
-    up.button("↑", key=f"gb_norm_up_{i}", disabled=i == 0, on_click=move, args=(i, -1), help=f"run {step} earlier")
-    down.button("↓", key=f"gb_norm_down_{i}", disabled=i == len(steps) - 1, on_click=move, args=(i, 1),
-                help=f"run {step} later")
+    arrows, text = st.columns([1, 4], vertical_alignment="center")
+    arrows = arrows.container(horizontal=True, gap="small")  # the two side by side, each its glyph's width
+    arrows.button("↑", key=f"gb_norm_up_{i}", disabled=i == 0, on_click=move, args=(i, -1), help=f"run {step} earlier")
+    arrows.button("↓", key=f"gb_norm_down_{i}", disabled=i == len(steps) - 1, on_click=move, args=(i, 1),
+                  help=f"run {step} later")
     text.markdown(f"{i + 1}. `{step}` — {STEP_DESCRIPTIONS[step]}")
 if not steps:
     st.info("No steps: the normalized grader is then the exact grader.")
@@ -159,6 +162,8 @@ preview = preview_pairs(pairs["expected"].tolist(), pairs["output"].tolist(), st
 st.dataframe(
     shown(preview, ["expected", "output", "expected_normalized", "output_normalized"]),
     hide_index=True,
+    # the verdicts first: in a narrow window the text columns scroll, and the verdicts stay in view
+    column_order=("normalized", "exact", "expected_normalized", "output_normalized", "expected", "output"),
     column_config={
         "expected": "Expected", "output": "Output",
         "expected_normalized": "Expected, normalized", "output_normalized": "Output, normalized",
@@ -208,10 +213,12 @@ if file is not None and mapping:
                   help="exact fails that pass the normalized grader with this pipeline")
         m3.metric("Still failing", f"{effect.still_failing:,}")
         passes_after = effect.exact_passes + effect.turned
+        systems_word = " (every system's outputs together; the table below splits them)" if rows["system"].nunique() > 1 else ""
+        normalized_words = f"Normalized, {label}" if steps else "Normalized with no steps (exact match)"
         st.markdown(
-            f"Exact grader: {rate_link(effect.exact_passes, effect.rows, 'exact')} pass. "
-            f"Normalized ({label}): {rate_link(passes_after, effect.rows, 'normalized ' + pipeline_name(steps))} pass. "
-            "A pipeline never turns a pass into a fail: equal texts stay equal."
+            f"Exact grader: {rate_link(effect.exact_passes, effect.rows, 'Exact match')} pass. "
+            f"{normalized_words}: {rate_link(passes_after, effect.rows, 'Normalized match: ' + pipeline_name(steps))} "
+            f"pass{systems_word}. A pipeline never turns a pass into a fail: equal texts stay equal."
         )
         # counted on integer codes: pandas' string dtype, where value_counts would put the
         # systems, cannot hold a version's lone surrogate ("\ud800" in JSON)

@@ -171,9 +171,9 @@ def test_loaded_file_counts_the_fails_turned_into_passes():
                            "Still failing": str(effect.still_failing)}
     assert effect.turned > 0
     links = next(m.value for m in at.markdown if m.value.startswith("Exact grader:"))
-    assert f"[{effect.exact_passes} of {effect.rows}](pass_rate?k={effect.exact_passes}&n={effect.rows}&label=exact)" in links
+    assert f"[{effect.exact_passes} of {effect.rows}](pass_rate?k={effect.exact_passes}&n={effect.rows}&label=Exact%20match)" in links
     k = effect.exact_passes + effect.turned
-    assert f"[{k} of {effect.rows}](pass_rate?k={k}&n={effect.rows}&label=normalized%20trim%2Blower)" in links
+    assert f"[{k} of {effect.rows}](pass_rate?k={k}&n={effect.rows}&label=Normalized%20match%3A%20trim%2Blower)" in links
     examples = next(d.value for d in at.dataframe if "expected_normalized" in d.value.columns and "item" in d.value.columns)
     assert examples["item"].tolist() == rows["item"].iloc[effect.turned_rows[:20]].astype(str).tolist()
     assert (examples["expected_normalized"] == examples["output_normalized"]).all()

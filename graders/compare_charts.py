@@ -110,7 +110,7 @@ def scatter_chart(pairs: pd.DataFrame, grader: str, label_a: str = "A", label_b:
     diagonal = alt.Chart(pd.DataFrame({"a": [0.0, 1.0], "b": [0.0, 1.0]})).mark_line(
         color="#999999", strokeDash=[4, 4]).encode(x="a:Q", y="b:Q")
     n = int(data["count"].sum())
-    subtitle = f"{n:,} pairs" + (" (binned)" if kind == "heatmap" else "") + "; above the line B is higher"
+    subtitle = f"{n:,} pair{'' if n == 1 else 's'}" + (" (binned)" if kind == "heatmap" else "") + "; above the line B is higher"
     return alt.layer(marks, diagonal).properties(
         title=alt.Title(title or f"{grader}: A against B", subtitle=subtitle), width=320, height=320)
 
@@ -183,7 +183,7 @@ def difference_chart(pairs: pd.DataFrame, grader: str, *, title: str | None = No
     cases = int(data["count"].sum())
     return alt.layer(bars, zero).properties(
         title=alt.Title(title or f"{grader}: per-case differences",
-                        subtitle=f"{cases:,} cases; right of the line A is higher"),
+                        subtitle=f"{cases:,} case{'' if cases == 1 else 's'}; right of the line A is higher"),
         width=420, height=240)
 
 

@@ -62,6 +62,17 @@ def metric_label(name: str) -> str:
     return "Overall" if name == "overall" else get_spec(name).label
 
 
+def pass_rate_label(comparison: Comparison, name: str, side: str) -> str:
+    """The pass-rate page's title for one side's passes on ``name``; with repeats, that its
+    n counts rows, not cases (the page's interval takes them as independent)."""
+    s = comparison.metrics[name].stats
+    label = f"{metric_label(name)}: {side}"
+    if s.n_cases and s.n_cases < s.n:
+        label += (f" ({s.n:,} rows of {s.n_cases:,} cases with repeats, taken here as independent: "
+                  "the interval is narrower than the cases support)")
+    return label
+
+
 def _interval(low: float, high: float, percent: bool = False) -> str:
     if not (math.isfinite(low) and math.isfinite(high)):
         return ""
@@ -102,8 +113,8 @@ def metric_table(comparison: Comparison) -> pd.DataFrame:
         }
         if name in counts:
             ka, kb, _ = counts[name]
-            row["A passes"] = pass_rate_url(ka, s.n, label=f"{metric_label(name)}: {a}")
-            row["B passes"] = pass_rate_url(kb, s.n, label=f"{metric_label(name)}: {b}")
+            row["A passes"] = pass_rate_url(ka, s.n, label=pass_rate_label(comparison, name, a))
+            row["B passes"] = pass_rate_url(kb, s.n, label=pass_rate_label(comparison, name, b))
             row["Pass rate A (95% CI)"] = _rate(s.pass_rate_a, s.pass_rate_a_ci)
             row["Pass rate B (95% CI)"] = _rate(s.pass_rate_b, s.pass_rate_b_ci)
         if s.b is not None:

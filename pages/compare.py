@@ -36,8 +36,8 @@ from graders import GRADER_NAMES
 from graders import compare_charts as charts
 from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
 from graders.compare_view import (
-    REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_url, reading_css,
-    review_note, review_rows,
+    REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_label, pass_rate_url,
+    reading_css, review_note, review_rows,
 )
 from graders.config import ConfigError, RunConfig
 from graders.registry import REGISTRY
@@ -246,8 +246,8 @@ def counts_links(name: str) -> str:
     if name not in counts:
         return ""
     ka, kb, n = counts[name]
-    url_a = pass_rate_url(ka, n, label=f"{metric_label(name)}: {a}")
-    url_b = pass_rate_url(kb, n, label=f"{metric_label(name)}: {b}")
+    url_a = pass_rate_url(ka, n, label=pass_rate_label(comparison, name, a))
+    url_b = pass_rate_url(kb, n, label=pass_rate_label(comparison, name, b))
     return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
 
 

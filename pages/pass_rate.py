@@ -172,8 +172,9 @@ reading.append(
     f"halving it takes about four times the cases (≈{4 * n:,})."
 )
 reading.append(
-    "Two pass rates whose intervals overlap are not clearly different. For model A against "
-    "model B on the same cases, the Compare page's paired test (McNemar) is the sharper tool."
+    "Comparing two pass rates by eye is rough: intervals that do not overlap mean a clear difference, but "
+    "two rates can differ clearly while their intervals still overlap a little. For model A against "
+    "model B on the same cases, the Compare page's paired test (McNemar) is the right tool."
 )
 st.markdown("\n\n".join(reading))
 

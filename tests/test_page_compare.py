@@ -348,3 +348,16 @@ def test_the_same_version_twice_is_not_a_file_of_the_wrong_shape():
     at.selectbox(key="gb_w_compare_side_b").set_value("returns-assistant-v1").run()
     assert at.error[0].value.endswith("choose two different ones.")
     assert not any("A comparison needs a wide file" in c.value for c in at.caption)
+
+
+def test_a_pass_rate_link_with_repeats_says_its_n_counts_rows():
+    at = page().run()
+    at.button(key=LONG_SAMPLE).click().run()
+    exact = metric_table(at).set_index("Metric").loc["Exact match"]
+    assert exact["A passes"].startswith("pass_rate?k=") and "&n=120&" in exact["A passes"]
+    from urllib.parse import parse_qs, urlsplit
+
+    label = parse_qs(urlsplit(exact["A passes"]).query)["label"][0]
+    assert label.startswith("Exact match: returns-assistant-v1 (120 rows of 40 cases with repeats")
+    bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
+    assert "120+rows+of+40+cases+with+repeats" in bullets

@@ -211,7 +211,9 @@ for side, who in (("a_only", a), ("b_only", b)):
     if u["count"]:
         more = f" (first {len(u['keys'])})" if u["count"] > len(u["keys"]) else ""
         rows_ = "row" if u["count"] == 1 else "rows"
-        st.warning(f"{u['count']:,} {rows_} only in {display.md(who)}, left out of every figure{more}: "
+        other = b if side == "a_only" else a
+        st.warning(f"{u['count']:,} {rows_} only in {display.md(who)} (none in {display.md(other)} to pair with, "
+                   f"or that one was left out), left out of every figure{more}: "
                    + ", ".join(display.md(k) for k in u["keys"]))
 
 table = metric_table(comparison)
@@ -348,7 +350,7 @@ if drawable:
         more = f"; the first {len(rows):,} are shown" if total > len(rows) else ""
         st.caption(f"{total:,} {'row' if total == 1 else 'rows'}{more}. "
                    "Select a row to see both outputs beside the expected (the first is shown until then).")
-        shown = rows.drop(columns=["record_a", "record_b"])
+        shown = rows.drop(columns=["record_a", "record_b"]).assign(grader=lambda f: f["grader"].map(labels))
         shown = shown if shown["repeat"].astype(bool).any() else shown.drop(columns="repeat")
         event = st.dataframe(
             display.frame(shown.rename(columns={"output_a": f"A: {a}", "output_b": f"B: {b}"})),

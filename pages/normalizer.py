@@ -92,10 +92,11 @@ def rate_link(k: int, n: int, label: str) -> str:
 
 
 def shown(frame: pd.DataFrame, columns) -> pd.DataFrame:
-    """Text columns with invisible characters made visible (⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩)."""
+    """Text columns with invisible characters made visible (⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩), and the
+    combining marks of a text NFC would compose (``display.decomposed``)."""
     out = frame.copy()
     for c in columns:
-        out[c] = out[c].map(lambda s: visible(s).replace("\n", ""))
+        out[c] = out[c].map(lambda s: visible(display.decomposed(s)).replace("\n", ""))
     return out
 
 
@@ -138,7 +139,8 @@ label = pipeline_label(steps)
 # ----------------------------------------------------------------------------- sample pairs
 st.header("Sample pairs")
 st.caption("Edit, add or delete pairs; the table below shows each side after the pipeline. "
-           "Invisible characters show as ⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩.")
+           "Invisible characters show as ⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩, and a combining mark that NFC would compose "
+           "as ⟨U+0301⟩.")
 start = ss.get("gb_norm_pairs")
 if not isinstance(start, pd.DataFrame):
     start = SAMPLE_PAIRS

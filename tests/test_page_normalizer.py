@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pandas as pd
@@ -379,3 +380,16 @@ def test_a_file_whose_every_row_is_left_out_shows_the_left_out_report():
 def test_the_sample_pairs_sentence_agrees_in_number(pairs, words):
     at = open_page(gb_norm_pairs=pd.DataFrame(pairs, columns=["expected", "output"]))
     assert words in [m.value for m in at.markdown]
+
+
+def test_a_decomposed_letter_shows_its_combining_mark():
+    """"cafe" + U+0301 looks like "café": the preview brackets the mark NFC would compose,
+    and leaves a text already in NFC as it is (a Devanagari word keeps its vowel signs)."""
+    from ui import display
+
+    at = open_page()
+    preview = at.dataframe[1].value
+    assert "cafe⟨U+0301⟩" in preview["output"].tolist() and "café" in preview["expected"].tolist()
+    word = "हिन्दी"  # NFC, with combining vowel signs and a virama
+    assert any(unicodedata.combining(c) for c in word) and display.decomposed(word) == word
+    assert display.decomposed("A\u030a") == "A⟨U+030A⟩" and display.decomposed("Å") == "Å"

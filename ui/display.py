@@ -11,13 +11,14 @@ data the graders score and the downloads hold stay exactly as read.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 import pandas as pd
 
 from graders.jsonparse import encodable
 
-__all__ = ["frame", "md", "numbers_as_text", "text"]
+__all__ = ["decomposed", "frame", "md", "numbers_as_text", "text"]
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them
 # all keeps a cell's ``*``, ``_``, ``[``, ``|``, ``$`` or ``:red[…]`` from turning into
@@ -57,6 +58,15 @@ def code(s: Any) -> str:
     fence = "`" * (max((len(r) for r in re.findall("`+", body)), default=0) + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def decomposed(s: str) -> str:
+    """A text NFC would change with its combining marks bracketed ("cafe⟨U+0301⟩", which
+    otherwise looks like "café"); any other text as it is (a Devanagari or Arabic word in
+    NFC keeps its marks on their letters)."""
+    if unicodedata.is_normalized("NFC", s):
+        return s
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if unicodedata.combining(ch) else ch for ch in s)
 
 
 def numbers_as_text(df: pd.DataFrame, formats: dict[str, str], missing: str = "—") -> pd.DataFrame:

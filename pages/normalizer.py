@@ -91,6 +91,25 @@ def rate_link(k: int, n: int, label: str) -> str:
     return f"[{k:,} of {n:,}](pass_rate?{urlencode({'k': k, 'n': n, 'label': label}, quote_via=quote)})"
 
 
+TEXTS = ["expected", "output", "expected_normalized", "output_normalized"]
+
+
+def case_columns(examples: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """``effect_examples`` with each row's case in front of its texts: the item, the system
+    when the file has several, the repeat when it has repeats (two repeats of one case
+    otherwise read as the same row twice)."""
+    at = examples["position"].to_numpy()
+    out = examples.drop(columns="position")
+    cases = {"item": rows["item"]}
+    if rows["system"].nunique() > 1:
+        cases["system"] = rows["system"]
+    if rows["repeat"].astype(bool).any():
+        cases["repeat"] = rows["repeat"]
+    for i, (name, column) in enumerate(cases.items()):
+        out.insert(i, name, pd.Series(column.to_numpy(dtype=object)[at], index=out.index, dtype=object))
+    return out
+
+
 def shown(frame: pd.DataFrame, columns) -> pd.DataFrame:
     """Text columns with invisible characters made visible (⟨U+00A0⟩, ⟨TAB⟩, ⟨LF⟩), and the
     combining marks of a text NFC would compose (``display.decomposed``)."""
@@ -224,7 +243,7 @@ if file is not None and mapping:
         )
         # counted on integer codes: pandas' string dtype, where value_counts would put the
         # systems, cannot hold a version's lone surrogate ("\ud800" in JSON)
-        systems, items = rows["system"].to_numpy(dtype=object), rows["item"].to_numpy(dtype=object)
+        systems = rows["system"].to_numpy(dtype=object)
         codes, names = pd.factorize(systems)
         if len(names) > 1:
             fails = np.concatenate([effect.turned_rows, effect.still_rows])
@@ -237,17 +256,11 @@ if file is not None and mapping:
         if effect.turned:
             st.subheader(f"Fails turned into passes ({min(effect.turned, EXAMPLES)} of {effect.turned:,})")
             ex = effect_examples(refs, outputs, effect.turned_rows, steps, limit=EXAMPLES)
-            ex.insert(0, "item", pd.Series(items[ex["position"].to_numpy()], index=ex.index, dtype=object))
-            ex.insert(1, "system", pd.Series(systems[ex["position"].to_numpy()], index=ex.index, dtype=object))
-            st.dataframe(display.frame(shown(ex.drop(columns="position"), ["expected", "output", "expected_normalized",
-                                                                           "output_normalized"])), hide_index=True)
+            st.dataframe(display.frame(shown(case_columns(ex, rows), TEXTS)), hide_index=True)
         if effect.still_failing:
             with st.expander(f"Still failing after the pipeline ({effect.still_failing:,})"):
                 ex = effect_examples(refs, outputs, effect.still_rows, steps, limit=EXAMPLES)
-                ex.insert(0, "item", pd.Series(items[ex["position"].to_numpy()], index=ex.index, dtype=object))
-                st.dataframe(display.frame(shown(ex.drop(columns="position"), ["expected", "output",
-                                                                               "expected_normalized",
-                                                                               "output_normalized"])), hide_index=True)
+                st.dataframe(display.frame(shown(case_columns(ex, rows), TEXTS)), hide_index=True)
         if steps and effect.exact_fails and st.toggle(
             "What each step does here", key="gb_norm_per_step",
             help="Runs each step alone, and the pipeline without each step, over the exact fails.",

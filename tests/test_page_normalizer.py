@@ -393,3 +393,16 @@ def test_a_decomposed_letter_shows_its_combining_mark():
     word = "हिन्दी"  # NFC, with combining vowel signs and a virama
     assert any(unicodedata.combining(c) for c in word) and display.decomposed(word) == word
     assert display.decomposed("A\u030a") == "A⟨U+030A⟩" and display.decomposed("Å") == "Å"
+
+
+def test_examples_from_a_file_with_repeats_name_the_system_and_the_repeat():
+    at = open_page()
+    load_sample(at, "returns_ab_long.jsonl")
+    assert not at.exception
+    turned = next(d.value for d in at.dataframe if "expected_normalized" in d.value.columns and "item" in d.value.columns)
+    assert list(turned.columns[:3]) == ["item", "system", "repeat"]
+    assert len(set(zip(turned["item"], turned["system"], turned["repeat"]))) == len(turned)  # no row twice
+    at = open_page()
+    load_sample(at, "returns_desk.csv")  # one system, no repeats: the item alone
+    turned = next(d.value for d in at.dataframe if "expected_normalized" in d.value.columns and "item" in d.value.columns)
+    assert list(turned.columns[:2]) == ["item", "expected"]

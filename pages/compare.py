@@ -174,12 +174,16 @@ elif len(prepared.systems) >= 2:
     version_b = c2.selectbox("B (version)", systems, key=w("side_b"), persist_state=PERSIST, format_func=display.text)
 ss.setdefault(w("resamples"), 2000)
 ss.setdefault(w("seed"), 0)
-c1, c2 = st.columns(2)
-resamples = int(c1.number_input("Bootstrap resamples", min_value=2000, max_value=50_000, step=1000,
-                                key=w("resamples"), persist_state=PERSIST,
-                                help="Cases are resampled with replacement; with repeats, whole cases."))
-seed = int(c2.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=w("seed"), persist_state=PERSIST,
-                           help="The same seed gives the same intervals and p-values."))
+two_sides = bool(mapping.get("output_b")) or len(prepared.systems) >= 2
+if two_sides:  # a file with one side gets its error below, without settings that cannot apply
+    c1, c2 = st.columns(2)
+    resamples = int(c1.number_input("Bootstrap resamples", min_value=2000, max_value=50_000, step=1000,
+                                    key=w("resamples"), persist_state=PERSIST,
+                                    help="Cases are resampled with replacement; with repeats, whole cases."))
+    seed = int(c2.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key=w("seed"),
+                               persist_state=PERSIST, help="The same seed gives the same intervals and p-values."))
+else:
+    resamples, seed = int(ss[w("resamples")]), int(ss[w("seed")])
 
 mapping_json = json.dumps(mapping)  # in role order, as the summary's config writes it (SPEC §7)
 base_key = json.dumps([file_key(file), config.to_dict(), version_a, version_b, resamples, seed],
@@ -189,7 +193,7 @@ with st.spinner("Scoring both sides and resampling…"):
                                    version_a, version_b, resamples, seed)
 if isinstance(comparison, str):
     st.error(comparison[:1].upper() + comparison[1:] + ("" if comparison.endswith((".", ")")) else "."))
-    if not (mapping.get("output_b") or len(prepared.systems) >= 2):  # the file's shape is the trouble
+    if not two_sides:  # the file's shape is the trouble
         st.caption("A comparison needs a wide file (output and output_b columns) or a long file with a version "
                    "column and two versions; the A/B samples above show both.")
     st.stop()

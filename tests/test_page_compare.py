@@ -190,6 +190,8 @@ def test_comparison_errors_are_one_st_error(content, message):
     assert len(at.error) == 1 and message.lower() in at.error[0].value.lower()
     assert at.error[0].value[0].isupper()
     assert not at.download_button  # nothing below the error
+    two_sides = b"v2" in content  # settings only where there are two sides to compare
+    assert ("gb_w_compare_resamples" in [n.key for n in at.number_input]) == two_sides
 
 
 def test_bad_file_is_one_st_error():

@@ -110,7 +110,8 @@ def scatter_chart(pairs: pd.DataFrame, grader: str, label_a: str = "A", label_b:
     diagonal = alt.Chart(pd.DataFrame({"a": [0.0, 1.0], "b": [0.0, 1.0]})).mark_line(
         color="#999999", strokeDash=[4, 4]).encode(x="a:Q", y="b:Q")
     n = int(data["count"].sum())
-    subtitle = f"{n:,} pair{'' if n == 1 else 's'}" + (" (binned)" if kind == "heatmap" else "") + "; above the line B is higher"
+    pairs = f"{n:,} pair{'' if n == 1 else 's'}"
+    subtitle = pairs + (" (binned)" if kind == "heatmap" else "") + "; above the line B is higher"
     return alt.layer(marks, diagonal).properties(
         title=alt.Title(title or f"{grader}: A against B", subtitle=subtitle), width=320, height=320)
 

@@ -67,7 +67,8 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schem
 @register(
     "json_schema",
     params=[
-        Param("schema", "schema", required=True, help="a JSON Schema: a JSON object or true/false, as a dict or bool or as JSON text"),
+        Param("schema", "schema", required=True,
+              help="a JSON Schema: a JSON object or true/false, as a dict or bool or as JSON text"),
         Param("pre_parse", "steps", (), choices=PRE_PARSE_CHOICES,
               help="steps applied to the output before parsing: strip_fence, trim"),
     ],

@@ -55,7 +55,8 @@ PARAMS = (
     Param("flags", "text", "",
           help="JavaScript flags: i ignore case, m ^ and $ at line breaks, s . matches line breaks, "
                "v unicodeSets; u is always on; g and d change nothing; y pins the match to the start"),
-    Param("timeout", "seconds", 1.0, help="time limit for each match, in seconds (a fail's search elsewhere and its near-miss probe each have their own)"),
+    Param("timeout", "seconds", 1.0,
+          help="time limit for each match, in seconds (a fail's search elsewhere and its near-miss probe each have their own)"),
 )
 
 

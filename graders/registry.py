@@ -227,8 +227,9 @@ def grade(name: str, expected: str | Sequence[str] | None = None, output: str | 
     Several references: a pass-or-fail grader passes when any passes, a continuous one
     takes the best score (BLEU and chrF use them jointly, as sacrebleu does); ``None`` is no
     reference, as is leaving it out (not judged by a grader that needs one; regex,
-    valid_json and json_schema need none). ``output`` is required. Returns a ``Grade`` (its docstring gives the statuses; ``Grade.to_dict`` its JSON
-    form). An unknown grader or parameter, a missing required one or a bad value raises
+    valid_json and json_schema need none). ``output`` is required. Returns a ``Grade``
+    (its docstring gives the statuses; ``Grade.to_dict`` its JSON form). An unknown
+    grader or parameter, a missing required one or a bad value raises
     ``ValueError`` naming it and listing the valid ones. A regex pattern or flags that
     JavaScript refuses and a schema that is not a valid JSON Schema are not raised: each
     call gives a ``Grade`` with status ``"error"`` saying why (``RunConfig`` refuses them

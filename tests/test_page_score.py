@@ -785,3 +785,39 @@ def test_the_disagreement_filters_on_the_page():
     assert "systems disagree" in at.multiselect(key="gb_w_score_filter_kinds").options
     at.multiselect(key="gb_w_score_filter_kinds").set_value(["systems disagree"]).run()
     assert not at.exception and [c.value for c in at.caption if "scored rows" in c.value][0][0] != "0"
+
+
+def test_another_list_forgets_the_row_selected_in_the_last():
+    """The third row of the failures is another case once the search narrows the list: the
+    selection goes rather than open a row never picked; likewise on another file."""
+    at = start()
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    assert any(m.value.startswith("#### Case ") for m in at.markdown)
+    at.text_input(key="gb_w_score_filter_text").input("r05").run()
+    assert not at.exception and not any(m.value.startswith("#### Case ") for m in at.markdown)
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert any(m.value.startswith("#### Case r05") for m in at.markdown)
+    at.button(key="score_sample_returns_ab_wide.csv").click().run()
+    assert not any(m.value.startswith("#### Case ") for m in at.markdown)
+
+
+def test_one_grader_chosen_disagrees_with_the_others():
+    """With one grader chosen, "graders disagree" lists its rows that another grader (not the
+    overall row) decides the other way: one grader alone never disagrees."""
+    from graders.config import load_config
+    from graders.pipeline import score_file
+    from ui import views
+
+    run = score_file(SAMPLES / "returns_desk.csv", load_config(SAMPLES / "returns_desk.config.json"))
+    parts = {s: p for s, p in run.scored.groupby("scorer", sort=False)}
+    everyone = [s for s in parts if s != "overall"]
+    split = {case for case, v in _verdicts(run, everyone).items() if len(set(v.values())) == 2}
+    exact = _verdicts(run, ["exact"])
+    count, shown, _ = views.filter_parts(parts, run.prepared.rows, kinds=["graders disagree"], scorers=["exact"])
+    assert set(shown["scorer"]) == {"exact"} and count == len([c for c in split if c in exact]) > 0
+    at = start()
+    at.multiselect(key="gb_w_score_filter_graders").set_value(["exact"]).run()
+    at.multiselect(key="gb_w_score_filter_kinds").set_value(["graders disagree"]).run()
+    assert [c.value for c in at.caption if "scored rows" in c.value][0].startswith(f"{count} of ")

@@ -7,7 +7,8 @@ Each function takes the view built by ``ui.scoring.scored_view`` and draws one s
 
 Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
 ``gb_w_score_filter_text`` (the filter view's widgets), ``gb_filter_table`` (the
-filtered table's row selection), ``gb_w_score_include_output`` (the scored CSV option).
+filtered table's row selection), ``gb_filter_listed`` (what that table lists: another
+list clears the selection), ``gb_w_score_include_output`` (the scored CSV option).
 """
 
 from __future__ import annotations
@@ -291,9 +292,9 @@ def disagreement_masks(parts: Mapping[str, pd.DataFrame],
                        among: Sequence[str] = ()) -> dict[str, dict[str, np.ndarray]]:
     """Per scorer, the rows of each ``DISAGREEMENT_KINDS`` filter. Only passes and fails take
     part. "graders disagree": the case (one system's output of a row) has a pass and a fail
-    among the scorers ``among`` (none given: every grader and assertion, but the overall
-    row, which sums them up); "systems disagree": the same scorer has a pass and a fail on
-    the case's id and repeat across systems."""
+    among the scorers ``among`` (fewer than two given: every grader and assertion, but the
+    overall row, which sums them up); "systems disagree": the same scorer has a pass and a
+    fail on the case's id and repeat across systems."""
     names = list(parts)
     frames = [parts[s] for s in names]
     if not frames:
@@ -307,6 +308,9 @@ def disagreement_masks(parts: Mapping[str, pd.DataFrame],
     rows["scorer"] = scorer
     by_case = rows.groupby(["record", "system"], sort=False).ngroup().to_numpy()
     by_grader = rows.groupby(["item", "repeat", "scorer"], sort=False).ngroup().to_numpy()
+    # Among the chosen scorers; with fewer than two chosen, among every grader (the chosen
+    # one's rows where it disagrees with another: one grader alone never disagrees).
+    among = among if len(among) > 1 else ()
     chosen = [i for i, name in enumerate(names) if (name in among if among else name != "overall")]
     graders = decided & np.isin(scorer, chosen)
     found = {"graders disagree": _disagreeing(by_case, passed, graders),
@@ -434,7 +438,8 @@ def filter_section(view: dict[str, Any]):
     c1, c2, c3 = st.columns([2, 2, 1])
     kinds = c1.multiselect("Show", offered, key="gb_w_score_filter_kinds", persist_state="session",
                            help="Rows matching any of these; none selected shows every row. **graders disagree**: "
-                                "a case one of the chosen graders passes and another fails (both are shown)"
+                                "a case one of the chosen graders passes and another fails (both are shown; with one "
+                                "grader chosen, its rows that another grader decides the other way)"
                                 + ("; **systems disagree**: a case and grader one system passes and another fails"
                                    if several else "") + ".")
     chosen = c2.multiselect("Graders", scorers, key="gb_w_score_filter_graders", persist_state="session", format_func=label,
@@ -461,8 +466,14 @@ def filter_section(view: dict[str, Any]):
                                       across=across)
     st.caption(f"{count:,} of {total:,} scored rows"
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
-               + ". Select a row to see it in detail.")
+               + (". Select a row to see it in detail." if count else "."))
     shown = explain_rows(shown, rows, view["config"])  # the deferred explanations of these rows
+    # Another list (another filter, file or scoring): the selected position would open
+    # another row than the one picked, so the selection goes.
+    listed = (id(view), tuple(kinds), tuple(chosen), text)
+    if ss.get("gb_filter_listed") != listed:
+        ss.pop("gb_filter_table", None)
+        ss["gb_filter_listed"] = listed
     event = st.dataframe(display.frame(_table(shown)), hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="gb_filter_table", width="stretch")
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []

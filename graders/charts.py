@@ -68,6 +68,10 @@ def score_bins(scored: pd.DataFrame, scorers: Sequence[str] | None = None, bins:
     return pd.concat(parts, ignore_index=True)
 
 
+# A count axis in whole rows: a small count would otherwise get ticks at 0.5, 1.5, ...
+_WHOLE = alt.Axis(tickMinStep=1, format=",d")
+
+
 def score_distribution_chart(bins: pd.DataFrame, thresholds: dict[str, float | None] | None = None) -> alt.FacetChart:
     """One small histogram per continuous grader; a dashed rule marks its threshold."""
     t = {_label(s): v for s, v in (thresholds or {}).items() if v is not None}
@@ -76,7 +80,7 @@ def score_distribution_chart(bins: pd.DataFrame, thresholds: dict[str, float | N
         x=alt.X("bin_start:Q", bin="binned", title="score", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(labelFlush=True)),  # the 1.0 tick inside its panel
         x2="bin_end:Q",
-        y=alt.Y("rows:Q", title="rows"),
+        y=alt.Y("rows:Q", title="rows", axis=_WHOLE),
         tooltip=["label:N", alt.Tooltip("bin_start:Q", format=".2f"), alt.Tooltip("bin_end:Q", format=".2f"), "rows:Q"],
     )
     rule = alt.Chart().mark_rule(color="#c62828", strokeDash=[4, 3]).encode(x="mean(threshold):Q")
@@ -133,7 +137,7 @@ def outcome_chart(counts: pd.DataFrame, scorer_order: Sequence[str] | None = Non
     data = counts.drop(columns="system", errors="ignore")  # the label names it, escaped: the data goes out as UTF-8
     return alt.Chart(data).mark_bar().encode(
         y=alt.Y("label:N", title=None, sort=labels, axis=alt.Axis(labelLimit=0)),  # "· output_b" in full
-        x=alt.X("rows:Q", title="rows", stack="zero"),
+        x=alt.X("rows:Q", title="rows", stack="zero", axis=_WHOLE),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOMES), range=list(_OUTCOME_COLOURS)),
                         legend=alt.Legend(orient="bottom", title=None, columns=3)),
         order=alt.Order("order:Q"),
@@ -164,7 +168,7 @@ def near_miss_chart(counts: pd.DataFrame) -> alt.Chart:
         # the whole code on the axis (strip_trailing_punctuation), the last tick inside the
         # chart, and the legend in two columns: a half-width column clipped all three
         y=alt.Y("code:N", title="probe code", sort="-x", axis=alt.Axis(labelLimit=0)),
-        x=alt.X("sum(rows):Q", title="near misses", axis=alt.Axis(labelFlush=True)),
+        x=alt.X("sum(rows):Q", title="near misses", axis=alt.Axis(labelFlush=True, tickMinStep=1, format=",d")),
         color=alt.Color("label:N", title="grader", legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
         tooltip=["code:N", "words:N", "label:N", "rows:Q"],
     ).properties(height=alt.Step(22))

@@ -238,3 +238,15 @@ def test_a_configured_tolerance_close_to_a_grid_value_has_its_own_tick():
     grid = max(datasets.values(), key=len)  # every tolerance of the sweep (the other: the configured one)
     labels = [r["tick"] for r in grid]
     assert "1" in labels and "1.0000001" in labels and len(labels) == len(set(labels))
+
+
+def test_count_axes_tick_in_whole_rows(desk):
+    """A count never sits between whole rows: no tick at 0.5 or 1.5 on a small file."""
+    specs = [charts.outcome_chart(charts.outcome_counts(desk.scored)).to_dict(),
+             charts.near_miss_chart(charts.near_miss_counts(desk.scored)).to_dict()]
+    for spec in specs:
+        axis = spec["encoding"]["x"]["axis"]
+        assert axis["tickMinStep"] == 1 and axis["format"] == ",d"
+    bins = charts.score_distribution_chart(charts.score_bins(desk.scored)).to_dict()
+    y = bins["spec"]["layer"][0]["encoding"]["y"]["axis"]
+    assert y["tickMinStep"] == 1 and y["format"] == ",d"

@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from .batch import score_frame, write_csv
-from .config import RunConfig, mapping_dict
+from .config import RunConfig, as_run_config, mapping_dict
 from .pipeline import resolve_mapping
-from .readers import ResultsFile
+from .readers import ResultsFile, read_results
 from .registry import get_spec
 from .rows import Prepared, group_codes, prepare
 from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
@@ -400,8 +400,6 @@ def compare_file(
     """Map, prepare and compare a results file (see the module docstring): ``file`` as
     ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
     dict, or the path of its JSON file."""
-    from .config import as_run_config
-    from .readers import read_results
     from .rows import MappingError
 
     if isinstance(file, (str, os.PathLike)):

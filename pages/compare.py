@@ -44,7 +44,7 @@ from graders.registry import REGISTRY
 from graders.rows import MappingError, Prepared
 from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
 from graders.summary import summary_text
-from ui import display, graders_form, guide, in_app, loading, scoring, views
+from ui import display, graders_form, guide, in_app, keep_selection_if_listed, loading, scoring, views
 from ui.detail import row_detail
 
 in_app()
@@ -151,7 +151,8 @@ if not config.graders:
 
 prepared = scoring.prepared_for(file, mapping, config.needs_expected)
 left_total = 0 if isinstance(prepared, str) else prepared.left_out.total
-with st.expander(f"Rows left out ({left_total:,})" if left_total else "Rows left out", expanded=isinstance(prepared, str)):
+with st.expander(f"Rows left out ({left_total:,})" if left_total else "Rows left out",
+                 expanded=isinstance(prepared, str)):
     views.left_out_section(prepared)
 if isinstance(prepared, str):
     st.stop()
@@ -234,8 +235,9 @@ st.dataframe(
         "b / c": st.column_config.TextColumn(help="McNemar's discordant pairs: b = A passes and B fails, "
                                                   "c = A fails and B passes."),
         "Holm p": st.column_config.TextColumn(help="Holm-adjusted across the metrics in this table."),
-        "Reading": st.column_config.TextColumn(width="medium", help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
-                                                    "noise?: A and B differ on some cases, but not beyond noise."),
+        "Reading": st.column_config.TextColumn(
+            width="medium", help="A better / B better: Holm p < 0.05 and the interval excludes 0. "
+                                 "noise?: A and B differ on some cases, but not beyond noise."),
         "Pass rate A (95% CI)": st.column_config.TextColumn(width="medium"),
         "Pass rate B (95% CI)": st.column_config.TextColumn(width="medium"),
         "In words": st.column_config.TextColumn(width="large"),
@@ -337,13 +339,10 @@ if drawable:
     if ss.get(w("review_metric")) not in drawable:
         ss[w("review_metric")] = drawable[0]
     c1, c2 = st.columns(2)
-    def forget_selection() -> None:  # another list: the selected position would pick another case
-        ss.pop("gb_compare_review_table", None)
-
     kind = c1.selectbox("Show", list(REVIEWS), key=w("review_kind"), persist_state=PERSIST,
-                        format_func=REVIEW_LABELS.get, on_change=forget_selection)
-    rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get,
-                           on_change=forget_selection)
+                        format_func=REVIEW_LABELS.get)
+    rmetric = c2.selectbox("On", drawable, key=w("review_metric"), persist_state=PERSIST, format_func=labels.get)
+    keep_selection_if_listed("gb_compare_review_table", (id(comparison), kind, rmetric))
     rows, total = review_rows(comparison, kind, rmetric, limit=REVIEW_ROWS)
     note = review_note(comparison, kind, rmetric)
     if note:
@@ -364,7 +363,8 @@ if drawable:
         picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
         row = rows.iloc[picked[0] if picked and picked[0] < len(rows) else 0]
         d = pair_detail(comparison, row["record_a"], row["record_b"])
-        st.markdown(f"#### Case {display.md(row['item'])}" + (f" · {display.md(row['version'])}" if "version" in row else "")
+        st.markdown(f"#### Case {display.md(row['item'])}"
+                    + (f" · {display.md(row['version'])}" if "version" in row else "")
                     + (f" · repeat {display.md(row['repeat'])}" if row["repeat"] else ""))
         if d["input"]:
             st.caption(f"Input: {display.md(d['input'], breaks=' ')}")

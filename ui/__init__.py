@@ -8,11 +8,25 @@ the user's text safe to show (lone surrogates escaped, Markdown literal). Scorin
 """
 
 from pathlib import Path
+from typing import Hashable
 
 
 def count(n: int, word: str, words: str | None = None) -> str:
     """``1 row``, ``2 rows``, ``1,000 rows`` (``words``: the plural when not ``word`` + s)."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def keep_selection_if_listed(table_key: str, listed: Hashable) -> None:
+    """Forget the row selected in the table ``table_key`` unless it lists what it listed on
+    the last run (``listed``: the filter, file or comparison behind it): a selection is a
+    position, and in another list it would open a row the user never picked. Call it
+    before the table is drawn; ``<table_key>_listed`` keeps what was listed."""
+    import streamlit as st
+
+    marker = f"{table_key}_listed"
+    if st.session_state.get(marker) != listed:
+        st.session_state.pop(table_key, None)
+        st.session_state[marker] = listed
 
 
 def page_link(path: str, label: str, url: str) -> None:

@@ -7,8 +7,8 @@ Each function takes the view built by ``ui.scoring.scored_view`` and draws one s
 
 Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
 ``gb_w_score_filter_text`` (the filter view's widgets), ``gb_filter_table`` (the
-filtered table's row selection), ``gb_filter_listed`` (what that table lists: another
-list clears the selection), ``gb_w_score_include_output`` (the scored CSV option).
+filtered table's row selection), ``gb_filter_table_listed`` (what that table lists:
+``ui.keep_selection_if_listed``), ``gb_w_score_include_output`` (the scored CSV option).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from graders.batch import explain_rows, scored_csv_bytes, with_output
 from graders.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
-from . import count, display, page_link
+from . import count, display, keep_selection_if_listed, page_link
 from .loading import read_flags
 from .detail import row_detail
 
@@ -468,12 +468,7 @@ def filter_section(view: dict[str, Any]):
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
                + (". Select a row to see it in detail." if count else "."))
     shown = explain_rows(shown, rows, view["config"])  # the deferred explanations of these rows
-    # Another list (another filter, file or scoring): the selected position would open
-    # another row than the one picked, so the selection goes.
-    listed = (id(view), tuple(kinds), tuple(chosen), text)
-    if ss.get("gb_filter_listed") != listed:
-        ss.pop("gb_filter_table", None)
-        ss["gb_filter_listed"] = listed
+    keep_selection_if_listed("gb_filter_table", (id(view), tuple(kinds), tuple(chosen), text))
     event = st.dataframe(display.frame(_table(shown)), hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="gb_filter_table", width="stretch")
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []

@@ -1,8 +1,9 @@
-"""ECMAScript regular expressions with a time limit: the client of the regex worker.
+"""ECMAScript regular expressions as JavaScript runs them: V8 through ``mini-racer``.
 
-Semantics are JavaScript's, through ``regress`` (a Rust engine), with the ``u`` flag
-always on: ``\\d``, ``\\w`` and ``\\b`` are ASCII, ``.`` is one code point and does not
-match line terminators without ``s``, ``\\p{…}`` works, ``$`` is the very end without ``m``.
+V8 is the engine of node and Chrome, so a pattern means here exactly what it means there.
+The ``u`` flag is always on: ``\\d``, ``\\w`` and ``\\b`` are ASCII, ``.`` is one code
+point and does not match line terminators without ``s``, ``\\p{…}`` works, ``$`` is the
+very end without ``m``.
 
 Flags (JavaScript's letters, each at most once):
 
@@ -12,89 +13,79 @@ Flags (JavaScript's letters, each at most once):
   two cannot be combined;
 * ``g`` and ``d`` have no effect on one test from index 0 (``g`` only moves
   ``lastIndex`` between calls, ``d`` only adds match indices);
-* ``y`` (sticky) pins the match to index 0, as ``RegExp.prototype.test`` does from a
+* ``y`` (sticky) pins the match to index 0, as ``RegExp.prototype.exec`` does from a
   fresh ``lastIndex``: ``at="anywhere"`` then behaves as ``at="start"``.
 
-Anything else is refused with a message (``check_pattern``). ``regress`` itself ignores
-unknown flag letters, so this check is the only guard.
+Modes: ``anywhere`` is ``re.exec(text)`` from index 0; ``start`` is the same with the
+sticky flag (a match beginning at index 0); ``whole`` is sticky ``(?:P)(?![\\s\\S])``, a
+match from index 0 whose end is the end of the text whatever ``m`` says, alternatives
+backtracking (``a|ab`` matches ``ab`` whole). Validity is decided on the pattern as given.
 
-Where ``regress`` departs from JavaScript (tests/test_regex_node.py holds the grader to
-Node.js on a few thousand cases), the pattern is checked or rewritten before the engine
-sees it, keeping JavaScript's meaning (``_prepare``): a quantified ``\\b``/``\\B`` is a
-SyntaxError; in v mode, what v mode lets through that JavaScript refuses (``\\k<n>`` and
-``\\1`` without their group, lone ``{ } ]``, ``\\q`` or ``\\&`` outside a class, escapes
-a class does not allow, a negated class that may contain strings) is refused; ``\\W``
-inside a class under ``i``, ``\\b``/``\\B`` under ``v`` + ``i``, ``[\\b]`` under ``v``,
-``\\q{a|b}`` (one code point per alternative) and ``\\uD83D\\u{…}`` are rewritten to
-forms ``regress`` runs right. Left as they are (no faithful rewrite): ``v`` + ``i``
-complements (``\\P{Lu}``, ``[^…]``, ``--``) follow u-mode case folding; the empty
-string of ``\\q{}`` never matches; a counted repeat (``{2}`` and up) of a group that
-repeats a greedy atom gives nothing back to its next round (``((a+)+){2}`` misses
-``aa``); nested stars that can match empty (``(?:(?:a|)*)*x``) never end, so the time
-limit makes them an error; a group's backreference to itself in an alternative
-(``(a|\\1)a``) fails where JavaScript matches it as empty.
+Texts travel to V8 as one JSON text per batch (ASCII, so lone surrogates arrive as
+themselves and match as JavaScript matches them); results come back as JSON. Offsets in
+results are code points of the Python text.
 
-Matching runs in a persistent worker process (``graders._regex_worker``), started on
-first use and shared by all threads behind a lock: ``regress`` holds the GIL for the
-whole of a match, so a runaway match can only be stopped by killing its process. The
-client sends a batch of texts per round trip and waits at most ``timeout`` seconds for
-each next result; on a time-out it kills the worker, reports that text as timed out,
-and resubmits the rest to a fresh worker.
+Time limit: a batch runs in one call whose limit is the per-row limit; V8 records the row
+it is on. When a call is terminated, the row it was on is a time-out if it had the whole
+call to itself; otherwise it started late in the call, and matching resumes at that row
+with a fresh call (so a row is stopped only after running the whole limit alone, and a
+runaway row costs at most twice the limit). A terminated call leaves the context usable.
 
-Texts are UTF-8 for the engine, so lone surrogates (which UTF-8 cannot encode) are
-matched as U+FFFD REPLACEMENT CHARACTER, one for one: code-point offsets still index the
-original text. Offsets in results are code points of the original text.
-
-POSIX only (``select.poll`` on pipes, ``SIGALRM`` backstop in the worker).
+Contexts: one V8 isolate per concurrent caller, from a small pool (Streamlit runs each
+session's script in its own thread); each isolate's heap is capped (``HEAP_LIMIT``), and a
+batch that exhausts it is an error for its rows, with a message, never a crash. A process
+forked from one that used V8 starts a fresh pool (V8 runs single-threaded, so a child can
+start its own isolates).
 """
 
 from __future__ import annotations
 
 import atexit
+import bisect
 import functools
+import itertools
+import json
+import operator
 import os
-import pickle
 import re
-import select
-import struct
-import subprocess
-import sys
 import threading
 import time
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterable, Sequence
-
-import regress
+from typing import Iterable, Iterator, Sequence
 
 from .text import describe_char, visible
 
 __all__ = [
     "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags",
     "MatchResult", "TimeoutResult", "ErrorResult", "match_many", "ecma_search",
-    "check_pattern", "python_pattern_hint", "literal", "replace_surrogates", "count_surrogates", "MODES",
-    "ENGINE_VERSION",
-    "engine_version",
+    "check_pattern", "python_pattern_hint", "literal", "count_surrogates", "MODES",
+    "ENGINE", "ENGINE_VERSION", "engine_version",
 ]
 
 MODES = ("anywhere", "start", "whole")
 JS_FLAGS = "dgimsuvy"  # RegExp.prototype.flags order
+ENGINE = "v8"
+HEAP_LIMIT = 1 << 30  # bytes of V8 heap per isolate
+CHUNK_TEXTS = 8192  # texts per batch
+CHUNK_CHARS = 4_000_000  # code points per batch (at least one text)
+STORE_CHARS = 40_000_000  # code points of batches an isolate keeps for the next pattern
+POOL_SIZE = 4  # idle isolates kept for reuse
+
+
+def engine_version() -> str:
+    """``v8 <version>`` of the embedded engine, read from a pooled isolate on first use."""
+    return _engine_version()
 
 
 @functools.cache
-def engine_version() -> str:
-    """regress's installed version, looked up on first use (importlib.metadata and the
-    lookup cost the command's start 14 ms)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("regress")
-    except metadata.PackageNotFoundError:  # pragma: no cover - vendored or renamed
-        return "unknown"
+def _engine_version() -> str:
+    with _isolate() as iso:
+        return f"v8 {iso.ctx.v8_version}"
 
 
-def __getattr__(name: str) -> str:  # ENGINE_VERSION, as before: computed when first read
+def __getattr__(name: str) -> str:  # ENGINE_VERSION: computed when first read
     if name == "ENGINE_VERSION":
         return engine_version()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -117,11 +108,10 @@ class RegexTimeout(RegexError, TimeoutError):
 
 @dataclass(frozen=True)
 class Flags:
-    """A validated flags field. ``engine`` is what ``regress`` gets; ``js`` is the
-    JavaScript ``flags`` string (``u`` included); ``signature`` reads ``u+i+m``."""
+    """A validated flags field. ``js`` is the JavaScript ``flags`` string (``u`` or ``v``
+    included, in ``RegExp.prototype.flags`` order); ``signature`` reads ``u+i+m``."""
 
     given: str
-    engine: str
     js: str
     signature: str
     sticky: bool
@@ -158,29 +148,19 @@ def _parse_flags(flags: str) -> Flags:
             "and v (unicodeSets) already implies Unicode mode"
         )
     mode = "v" if "v" in seen else "u"
-    engine = mode + "".join(c for c in "ims" if c in seen)
     js = "".join(c for c in JS_FLAGS if c in seen or c == mode)
     others = [c for c in JS_FLAGS if c in seen and c not in "uv"]
-    return Flags(flags, engine, js, "+".join([mode, *others]), "y" in seen, "i" in seen)
+    return Flags(flags, js, "+".join([mode, *others]), "y" in seen, "i" in seen)
 
-
-# --- Surrogates ----------------------------------------------------------------------
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def count_surrogates(text: str) -> int:
-    """Number of lone surrogate code points (they cannot be encoded as UTF-8)."""
+    """Number of lone surrogate code points in ``text``."""
     if text.isascii():
         return 0
     return len(_SURROGATE.findall(text))
-
-
-def replace_surrogates(text: str) -> str:
-    """``text`` with each surrogate code point replaced by U+FFFD (same length)."""
-    if text.isascii():
-        return text
-    return _SURROGATE.sub("\ufffd", text)
 
 
 # --- Python-only syntax --------------------------------------------------------------
@@ -333,234 +313,209 @@ def python_pattern_hint(pattern: str) -> str | None:
     return "It looks like Python regex syntax: " + "; ".join(hints) + "."
 
 
-# --- Where regress departs from JavaScript -------------------------------------------
-#
-# Found by tests/test_regex_node.py (Node.js as the reference). Each rewrite below keeps
-# JavaScript's meaning exactly; what cannot be rewritten is listed in that test.
-
-# \W under i, spelt out: every code point but [0-9A-Za-z_], U+017F ſ and U+212A K (which
-# fold into \w's letters). regress gets \W right alone but not inside a class.
-_NOT_WORD_I = r"\u0000-\u002F\u003A-\u0040\u005B-\u005E\u0060\u007B-\u017E\u0180-\u2129\u212B-\u{10FFFF}"
-# \b and \B by their definition (a word character on one side only / on both or neither):
-# under v + i regress leaves ſ and K out of \b while its \w has them, as JavaScript's does.
-_WORD_BOUNDARY = r"(?:(?<=\w)(?!\w)|(?<!\w)(?=\w))"
-_NOT_WORD_BOUNDARY = r"(?:(?<=\w)(?=\w)|(?<!\w)(?!\w))"
-_STRING_PROPERTIES = frozenset({
-    "Basic_Emoji", "Emoji_Keycap_Sequence", "RGI_Emoji_Modifier_Sequence", "RGI_Emoji_Flag_Sequence",
-    "RGI_Emoji_Tag_Sequence", "RGI_Emoji_ZWJ_Sequence", "RGI_Emoji",
-})
-# After \ inside a v-mode class: class escapes, \q, \b, character escapes, syntax
-# characters, / and the reserved punctuators (ClassSetCharacter in ECMA-262).
-_V_CLASS_ESCAPES = frozenset("dDsSwWpPqbfnrtvcxu0") | frozenset("^$\\.*+?()[]{}|/") | frozenset("&-!#%,:;<=>@`~")
-# \uD83D right before \u{…}: regress wants a \uXXXX trail surrogate there and refuses the
-# pattern; JavaScript reads two lone surrogates, as \u{D83D}\u{…} says to regress too.
-_LEAD_ESCAPE = re.compile(r"\\u([dD][89abAB][0-9a-fA-F]{2})(?=\\u\{)")
-_ESCAPE_LEN = re.compile(  # one escape inside \q{…}: how many characters it spans
-    r"\\(?:u\{[^}]*\}|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    r"|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|.)",
-    re.S,
-)
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    """``syntax``: the pattern as regress must accept it (JavaScript's validity);
-    ``engine``: what regress runs; ``shadow`` (v only): the pattern with every class and
-    ``\\p{…}`` as ``[a]``, whose u-mode syntax check catches what regress's v mode lets
-    through (outside classes u and v share one grammar); ``problem``: a SyntaxError
-    JavaScript reports that regress does not."""
+# --- V8 ------------------------------------------------------------------------------
 
-    syntax: str
-    engine: str
-    shadow: str | None
-    problem: str | None
+# The JavaScript side. Every value returned to Python is JSON text or a number: a JS string
+# holding a lone surrogate cannot cross to Python (mini-racer decodes returned strings as
+# UTF-8), and JSON.stringify escapes them.
+_JS = r"""
+"use strict";
+const GB = {
+  cache: new Map(),
+  texts: [], spans: null, errors: {}, i: 0,
+  reason(e, p, flags) {
+    const m = String(e && e.message !== undefined ? e.message : e);
+    const head = "Invalid regular expression: /" + p + "/" + flags + ": ";
+    return m.startsWith(head) ? m.slice(head.length) : m;
+  },
+  check(pj, flags) {
+    const p = JSON.parse(pj);
+    try { new RegExp(p, flags); return ""; } catch (e) { return JSON.stringify(GB.reason(e, p, flags)); }
+  },
+  compile(pj, flags, mode) {
+    const key = mode + "/" + flags + "/" + pj;
+    let re = GB.cache.get(key);
+    if (re === undefined) {
+      const p = JSON.parse(pj);
+      new RegExp(p, flags);  // validity is the pattern's own, before any wrapping
+      const sticky = flags.includes("y") ? flags : flags + "y";
+      re = mode === "anywhere" ? new RegExp(p, flags)
+         : mode === "start" ? new RegExp(p, sticky)
+         : new RegExp("(?:" + p + ")(?![\\s\\S])", sticky);
+      if (GB.cache.size >= 256) GB.cache.clear();
+      GB.cache.set(key, re);
+    }
+    return re;
+  },
+  store: new Map(),  // batches of texts kept for the next pattern over the same column
+  put(key, json) { GB.store.set(key, JSON.parse(json)); return 0; },
+  drop(key) { GB.store.delete(key); return 0; },
+  select(key, only) {  // the batch to run, and the rows of it to run (JSON list, or "" for all)
+    GB.texts = GB.store.get(key);
+    GB.only = only ? JSON.parse(only) : null;
+    const n = GB.only ? GB.only.length : GB.texts.length;
+    GB.spans = new Int32Array(2 * n).fill(-1);
+    GB.errors = {};
+    GB.i = 0;
+    return n;
+  },
+  run(pj, flags, mode) {
+    const re = GB.compile(pj, flags, mode), texts = GB.texts, only = GB.only, spans = GB.spans;
+    const n = only ? only.length : texts.length;
+    for (; GB.i < n; GB.i++) {
+      const i = GB.i, t = texts[only ? only[i] : i];
+      re.lastIndex = 0;
+      let m;
+      try { m = re.exec(t); } catch (e) { GB.errors[i] = String(e && e.message); continue; }
+      if (m !== null) {
+        const end = m.index + m[0].length;
+        const pairs = GB.SURROGATE.test(t);
+        spans[2 * i] = pairs ? GB.codePoints(t, m.index) : m.index;
+        spans[2 * i + 1] = pairs ? GB.codePoints(t, end) : end;
+      }
+    }
+    return GB.i;
+  },
+  SURROGATE: /[\uD800-\uDFFF]/,
+  codePoints(t, unit) {  // UTF-16 offset -> code points (a pair counts once)
+    let n = unit;
+    for (let k = 0; k + 1 < unit; k++) {
+      const c = t.charCodeAt(k);
+      if (c >= 0xD800 && c <= 0xDBFF) {
+        const d = t.charCodeAt(k + 1);
+        if (d >= 0xDC00 && d <= 0xDFFF) { n--; k++; }
+      }
+    }
+    return n;
+  },
+  skip(i) { GB.i = i + 1; return GB.i; },
+  at() { return GB.i; },
+  results() { return JSON.stringify([Array.from(GB.spans), GB.errors]); },
+  release() { GB.texts = null; GB.only = null; GB.spans = null; GB.errors = {}; return 0; },
+};
+globalThis.GB = GB;
+"""
 
 
-@dataclass
-class _Class:
-    text: str
-    end: int
-    strings: bool  # MayContainStrings (ECMA-262), v mode only
-    problem: str | None = None
+class _Isolate:
+    """One V8 isolate with the matcher loaded; used by one thread at a time."""
 
+    def __init__(self) -> None:
+        from py_mini_racer import MiniRacer
 
-def _u_class(pattern: str, i: int, ignore_case: bool) -> _Class:
-    n, j = len(pattern), i + 1
-    out = ["["]
-    if pattern.startswith("^", j):
-        out.append("^")
-        j += 1
-    while j < n and pattern[j] != "]":
-        if pattern[j] == "\\":
-            esc = pattern[j + 1 : j + 2]
-            if esc == "W" and ignore_case:
-                out.append(_NOT_WORD_I)
-            else:
-                out.append(pattern[j : j + 2])
-            j += 2
-            continue
-        out.append(pattern[j])
-        j += 1
-    out.append(pattern[j : j + 1])
-    return _Class("".join(out), min(j + 1, n), False)
+        self.ctx = MiniRacer()
+        self.ctx.set_hard_memory_limit(HEAP_LIMIT)
+        self.ctx.eval(_JS)
+        self._fns = {name: self.ctx.eval(f"GB.{name}") for name in
+                     ("check", "put", "drop", "select", "run", "skip", "at", "results", "release")}
+        self.pid = os.getpid()
+        self.busy_until = 0.0  # when the call under way is stopped by its own time limit
+        self.stored: dict[int, tuple[list[str], int]] = {}  # key -> (batch, code points), oldest first
+        self._keys = itertools.count()
 
+    def key_of(self, batch: list[str]) -> int:
+        """The key of ``batch`` in V8's store, putting it there (and dropping the oldest
+        batches past STORE_CHARS) unless the same texts, object for object, are there.
+        The store holds the batch, so no text it names can be freed and its id reused."""
+        for key, (kept, _) in self.stored.items():
+            if len(kept) == len(batch) and all(map(operator.is_, kept, batch)):
+                self.stored[key] = self.stored.pop(key)  # most recently used last
+                return key
+        chars = sum(map(len, batch))
+        while self.stored and sum(c for _, c in self.stored.values()) + chars > STORE_CHARS:
+            old = next(iter(self.stored))
+            self.call("drop", old)
+            del self.stored[old]
+        key = next(self._keys)
+        self.call("put", key, _dumps(batch))
+        self.stored[key] = (batch, chars)
+        return key
 
-def _v_class(pattern: str, i: int, ignore_case: bool) -> _Class:
-    n, j = len(pattern), i + 1
-    out = ["["]
-    negated = pattern.startswith("^", j)
-    if negated:
-        out.append("^")
-        j += 1
-    operands: list[bool] = []
-    ops: set[str] = set()
-    while j < n and pattern[j] != "]":
-        c = pattern[j]
-        if c == "[":
-            inner = _v_class(pattern, j, ignore_case)
-            if inner.problem:
-                return inner
-            out.append(inner.text)
-            operands.append(inner.strings)
-            j = inner.end
-            continue
-        if pattern.startswith(("&&", "--"), j):
-            ops.add(pattern[j : j + 2])
-            out.append(pattern[j : j + 2])
-            j += 2
-            continue
-        if c != "\\":
-            out.append(c)
-            operands.append(False)
-            j += 1
-            continue
-        esc = pattern[j + 1 : j + 2]
-        if esc not in _V_CLASS_ESCAPES or (esc == "0" and pattern[j + 2 : j + 3].isdigit()):
-            return _Class("", j, False, "Invalid class escape")
-        if esc == "q" and pattern.startswith("{", j + 2):
-            alts: list[list[str]] = [[]]
-            k = j + 3
-            while k < n and pattern[k] != "}":
-                if pattern[k] == "|":
-                    alts.append([])
-                    k += 1
-                    continue
-                m = _ESCAPE_LEN.match(pattern, k) if pattern[k] == "\\" else None
-                tok = m.group() if m else pattern[k]
-                alts[-1].append(tok)
-                k += len(tok)
-            strings = any(len(a) != 1 for a in alts)
-            if strings or k >= n:
-                out.append(pattern[j : k + 1])
-            else:  # one code point per alternative: a class of them (regress ignores \q{a} under [^…])
-                out.append("[" + "".join(f"[{a[0]}]" for a in alts) + "]")
-            operands.append(strings)
-            j = k + 1
-            continue
-        if esc in "pP" and pattern.startswith("{", j + 2):
-            close = pattern.find("}", j + 3)
-            end = n if close == -1 else close + 1
-            out.append(pattern[j:end])
-            operands.append(esc == "p" and pattern[j + 3 : end - 1] in _STRING_PROPERTIES)
-            j = end
-            continue
-        if esc == "W" and ignore_case:
-            out.append(f"[{_NOT_WORD_I}]")
-        elif esc == "b":
-            out.append(r"\x08")  # backspace; regress's v mode reads [\b] as the letter b
+    def call(self, name: str, *args: object, limit: float = 60.0) -> object:
+        """``GB.<name>(*args)``, stopped by V8 after ``limit`` seconds (``JSTimeoutException``)."""
+        self.busy_until = time.monotonic() + limit
+        return self._fns[name](*args, timeout_sec=limit)
+
+    def close(self) -> None:
+        """Close the isolate; one whose call was abandoned (an interrupt while waiting) is
+        closed once that call has met its time limit, since V8 still runs it."""
+        if self.pid != os.getpid():
+            return
+        wait = self.busy_until - time.monotonic()
+        if wait > 0:
+            timer = threading.Timer(wait + 1.0, self.ctx.close)
+            timer.daemon = True
+            timer.start()
         else:
-            out.append(pattern[j : j + 2])
-        operands.append(False)
-        j += 2
-    out.append(pattern[j : j + 1])
-    if "&&" in ops:
-        strings = bool(operands) and all(operands)
-    elif "--" in ops:
-        strings = bool(operands) and operands[0]
-    else:
-        strings = any(operands)
-    if negated and strings:
-        return _Class("", j, False, "Negated character class may contain strings")
-    return _Class("".join(out), min(j + 1, n), strings and not negated)
+            self.ctx.close()
 
 
-# The head of a group whose letters are not literals: (?<name> and (?ims-ims: / (?i) style
-# modifiers (a lookbehind (?<= (?<! is left to the main loop).
-_GROUP_HEAD = re.compile(r"\(\?(?:<(?![=!])[^>]*>?|[a-zA-Z]*-?[a-zA-Z]*[:)])")
+_POOL: list[_Isolate] = []
+_POOL_LOCK = threading.Lock()
+_FORKED_AWAY: list[_Isolate] = []  # a parent's isolates in a forked child: never touched, never freed
 
 
-@functools.lru_cache(maxsize=512)
-def _prepare(pattern: str, engine_flags: str) -> _Prepared:
-    """The pattern for regress, with JavaScript's meaning (see the section comment)."""
-    v, ignore_case = engine_flags[0] == "v", "i" in engine_flags
-    syntax: list[str] = []
-    engine: list[str] = []
-    shadow: list[str] = []
+@atexit.register
+def _close_pool() -> None:
+    """Close the idle isolates while the interpreter still runs their event-loop threads."""
+    with _POOL_LOCK:
+        idle, _POOL[:] = list(_POOL), []
+    for iso in idle:
+        iso.close()
 
-    def emit(text: str, for_engine: str | None = None, for_shadow: str | None = None) -> None:
-        syntax.append(text)
-        engine.append(text if for_engine is None else for_engine)
-        shadow.append(text if for_shadow is None else for_shadow)
 
-    n, i = len(pattern), 0
-    problem = None
-    while i < n:
-        c = pattern[i]
-        if c == "[":
-            cls = (_v_class if v else _u_class)(pattern, i, ignore_case)
-            if cls.problem:
-                problem = problem or cls.problem
-                break
-            emit(pattern[i : cls.end], cls.text, "[a]")
-            i = cls.end
-            continue
-        if c == "(" and v and ignore_case:
-            head = _GROUP_HEAD.match(pattern, i)  # a group name or modifiers: letters, not literals
-            if head:
-                emit(head.group())
-                i = head.end()
-                continue
-        if c != "\\":
-            # v mode with i: regress folds a literal letter otherwise than JavaScript (the
-            # Kelvin sign is not k; dotless i is I), and a class of it as JavaScript does
-            emit(c, f"[{c}]" if v and ignore_case and c.isalpha() else None)
-            i += 1
-            continue
-        nxt = pattern[i + 1 : i + 2]
-        m = _LEAD_ESCAPE.match(pattern, i)
-        if m:
-            emit(f"\\u{{{m.group(1)}}}")
-            i = m.end()
-        elif v and ignore_case and nxt == "k" and pattern.startswith("<", i + 2):
-            close = pattern.find(">", i + 3)
-            end = n if close == -1 else close + 1
-            emit(pattern[i:end])  # \k<name>: the name stays as written
-            i = end
-        elif v and ignore_case and nxt in ("u", "x"):
-            tok = _ESCAPE_LEN.match(pattern, i).group()  # one code point, in a class as a letter is
-            emit(tok, f"[{tok}]" if len(tok) > 2 else None)
-            i += len(tok)
-        elif v and ignore_case and nxt == "c" and pattern[i + 2 : i + 3].isalpha():
-            emit(pattern[i : i + 3])  # \cX: a control character, its letter no literal
-            i += 3
-        elif nxt in ("b", "B"):
-            after = pattern[i + 2 : i + 3]
-            if after and after in "*+?{":
-                problem = problem or "Nothing to repeat"  # an assertion takes no quantifier
-            boundary = _WORD_BOUNDARY if nxt == "b" else _NOT_WORD_BOUNDARY
-            emit(pattern[i : i + 2], boundary if v and ignore_case else None)
-            i += 2
-        elif nxt in ("p", "P") and pattern.startswith("{", i + 2):
-            close = pattern.find("}", i + 3)
-            end = n if close == -1 else close + 1
-            emit(pattern[i:end], None, "[a]")
-            i = end
-        else:
-            emit(pattern[i : i + 2])
-            i += 2
-    if problem:
-        return _Prepared(pattern, pattern, None, problem)
-    return _Prepared("".join(syntax), "".join(engine), "".join(shadow) if v else None, None)
+def _after_fork_in_child() -> None:
+    global _POOL_LOCK
+    _FORKED_AWAY.extend(_POOL)
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class _EngineFailed(Exception):
+    """V8 could not be started or a call failed outside any one row (a message for a person)."""
+
+
+@contextmanager
+def _isolate() -> Iterator[_Isolate]:
+    """An isolate for this caller alone: a pooled one, or a new one. One left in an unknown
+    state (an interrupted call, an exhausted heap) is closed instead of pooled."""
+    with _POOL_LOCK:
+        iso = _POOL.pop() if _POOL else None
+    if iso is None:
+        try:
+            iso = _Isolate()
+        except ImportError:
+            raise _EngineFailed("the mini-racer package (V8) is not installed: pip install mini-racer") from None
+        except Exception as e:  # the native library failed to load or to start an isolate
+            raise _EngineFailed(f"V8 could not be started: {e}") from None
+    ok = False
+    try:
+        yield iso
+        ok = True
+        iso.busy_until = 0.0
+    finally:
+        if ok and iso.pid == os.getpid() and not iso.ctx.was_hard_memory_limit_reached():
+            with _POOL_LOCK:
+                if len(_POOL) < POOL_SIZE:
+                    _POOL.append(iso)
+                    iso = None
+        if iso is not None:
+            try:
+                iso.close()
+            except Exception:  # pragma: no cover - closing a broken isolate
+                pass
+
+
+def _js_errors():
+    from py_mini_racer import JSOOMException, JSTimeoutException
+
+    return JSTimeoutException, JSOOMException
 
 
 def _show(pattern: str, limit: int = 80) -> str:
@@ -568,19 +523,10 @@ def _show(pattern: str, limit: int = 80) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def _compile_message(pattern: str, engine_flags: str) -> str | None:
-    try:
-        regress.Regex(pattern, engine_flags)
-    except BaseException as e:  # RegressError, or a Rust panic (PyO3 PanicException)
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
-        return str(e) or type(e).__name__
-    return None
-
-
 def check_pattern(pattern: str, flags: str = "") -> str | None:
     """``None`` when ``pattern`` compiles as JavaScript with ``flags`` (u always on);
-    otherwise one message for a person, with the JavaScript form of any Python syntax."""
+    otherwise one message for a person: V8's reason, and the JavaScript form of any
+    Python-only syntax."""
     if not isinstance(pattern, str):
         return f"The pattern must be a string, not {type(pattern).__name__}."
     if not isinstance(flags, str):
@@ -594,28 +540,34 @@ def _check_pattern(pattern: str, flags: str) -> str | None:
         fl = parse_flags(flags)
     except RegexSyntaxError as e:
         return f"Bad flags {flags!r}: {e}."
-    if count_surrogates(pattern):
-        ch = _SURROGATE.search(pattern).group()
-        return (
-            f"The pattern holds a lone surrogate U+{ord(ch):04X}, which is not valid Unicode text; "
-            f"write it as the escape \\u{ord(ch):04X} if you mean it."
-        )
-    prep = _prepare(pattern, fl.engine)
-    err = _compile_message(prep.syntax, fl.engine)
-    if err is None and prep.problem is None and prep.shadow is not None:
-        err = _compile_message(prep.shadow, "u" + fl.engine[1:])  # what v mode lets through
-    if err is None and prep.problem is None:
+    try:
+        err = _v8_reason(pattern, fl.js)
+    except _EngineFailed as e:
+        return f"/{_show(pattern)}/{fl.js} could not be checked: {e}."
+    if err is None:
         return None
-    head = f"/{_show(pattern)}/{fl.js} is not a valid JavaScript regular expression ({err or prep.problem})."
+    head = f"/{_show(pattern)}/{fl.js} is not a valid JavaScript regular expression ({err})."
     hint = python_pattern_hint(pattern)
     if hint:
         return f"{head} {hint}"
-    if err is not None and _compile_message(pattern, fl.engine[1:]) is None:
+    if _v8_reason(pattern, fl.js.replace("u", "").replace("v", "")) is None:
+        mode = "v" if "v" in fl.js else "u"
         return (
-            f"{head} It would compile without the {fl.engine[0]} flag, which this grader sets: in Unicode "
+            f"{head} It would compile without the {mode} flag, which this grader sets: in Unicode "
             "mode, lone { } ] must be escaped and characters that need no escape (such as \\-) must not be."
         )
     return head
+
+
+def _v8_reason(pattern: str, js_flags: str) -> str | None:
+    """V8's reason for refusing ``new RegExp(pattern, js_flags)``, or None."""
+    timeout, oom = _js_errors()
+    with _isolate() as iso:
+        try:
+            got = iso.call("check", _dumps(pattern), js_flags)
+        except (timeout, oom):
+            return "the pattern is too large for V8 to compile within its limits"
+    return json.loads(got) if got else None
 
 
 # --- Results -------------------------------------------------------------------------
@@ -651,252 +603,29 @@ class ErrorResult:
 
 
 Result = MatchResult | TimeoutResult | ErrorResult
-
-# --- The worker client ---------------------------------------------------------------
-
-_WORKER_FILE = Path(__file__).with_name("_regex_worker.py")
-_LEN = struct.Struct("<Q")
-_SPAN = struct.Struct("<QQ")
-_MSG = struct.Struct("<I")
-STARTUP_TIMEOUT = 30.0  # seconds for a fresh worker to import regress and say ready
-ACCEPT_SLACK = 10.0  # extra seconds for the worker to unpickle a chunk and compile
-BACKSTOP_SLACK = 30.0  # the worker kills itself this long past the limit if nobody else did
-REPLY_PAUSE = 0.0005  # seconds to let replies accumulate between reads of a batch
-CHUNK_TEXTS = 4096  # texts per round trip
-CHUNK_CHARS = 4_000_000  # code points per round trip (at least one text)
 _NO_MATCH = MatchResult(None)
+_PAIR_OF_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
-class _Unavailable(Exception):
-    pass
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
 
 
-class _Died(Exception):
-    pass
-
-
-class _WorkerClient:
-    """One worker process, shared by every thread of this process behind a lock."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._owner = 0  # pid that started the worker (a forked child must not reuse it)
-        self._buf = bytearray()
-        self._poll: select.poll | None = None
-        self.starts = 0  # workers started so far (tests read it)
-
-    # -- process lifecycle --
-
-    def _command(self) -> list[str]:
-        if _WORKER_FILE.is_file():
-            # -P: do not put graders/ on sys.path (its module names would shadow others);
-            # the worker needs only regress and the standard library.
-            return [sys.executable, "-P", str(_WORKER_FILE)]
-        return [sys.executable, "-m", "graders._regex_worker"]  # pragma: no cover - zipped install
-
-    def _start(self) -> None:
-        if not hasattr(select, "poll"):
-            raise _Unavailable("the regex time limit needs a POSIX system (select.poll on pipes)")
-        try:
-            proc = subprocess.Popen(
-                self._command(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                bufsize=0,
-                close_fds=True,
-                start_new_session=True,  # Ctrl-C in a terminal reaches the client, not the worker
-            )
-        except OSError as e:
-            raise _Unavailable(f"the regex worker could not be started: {e}") from None
-        self._proc, self._owner = proc, os.getpid()
-        self._buf.clear()
-        self._poll = select.poll()
-        self._poll.register(proc.stdout.fileno(), select.POLLIN)
-        self.starts += 1
-        try:
-            tag = self._read(1, time.monotonic() + STARTUP_TIMEOUT)
-        except (_Died, TimeoutError):
-            code = self._kill()
-            raise _Unavailable(f"the regex worker did not start (exit status {code})") from None
-        if tag != b"R":
-            self._kill()
-            raise _Unavailable("the regex worker sent an unexpected greeting")
-
-    def _after_fork_in_child(self) -> None:
-        """The pipes belong to the parent's worker and the lock may be held by a thread
-        that does not exist here: drop both (without killing the parent's worker)."""
-        self._lock = threading.Lock()
-        self._proc, self._poll = None, None
-        self._buf = bytearray()
-
-    def _ensure(self) -> None:
-        if self._proc is not None and self._owner != os.getpid():
-            self._after_fork_in_child()  # forked without the at-fork hook (os.fork from C)
-        if self._proc is not None and self._proc.poll() is not None:
-            self._kill()
-        if self._proc is None:
-            self._start()
-
-    def _kill(self) -> int | None:
-        proc, self._proc, self._poll = self._proc, None, None
-        self._buf.clear()
-        if proc is None:
-            return None
-        try:
-            proc.kill()
-        except OSError:
-            pass
-        code = proc.wait()
-        for f in (proc.stdin, proc.stdout):
-            try:
-                f.close()
-            except OSError:
-                pass
-        return code
-
-    def close(self) -> None:
-        """Close the worker's stdin so it exits; wait briefly, then kill it."""
-        with self._lock:
-            proc = self._proc
-            if proc is None or self._owner != os.getpid():
-                return
-            try:
-                proc.stdin.close()
-                proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-            self._kill()
-
-    # -- pipe I/O --
-
-    def _fill(self, deadline: float) -> None:
-        """Read whatever the worker has sent, waiting until ``deadline`` for at least a byte."""
-        fd = self._proc.stdout.fileno()
-        while True:
-            wait = deadline - time.monotonic()
-            if wait <= 0:
-                raise TimeoutError
-            if self._poll.poll(min(wait, 3600.0) * 1000.0):
-                break
-        data = os.read(fd, 1 << 16)
-        if not data:
-            raise _Died
-        self._buf += data
-
-    def _read(self, n: int, deadline: float) -> bytes:
-        while len(self._buf) < n:
-            self._fill(deadline)
-        out = bytes(self._buf[:n])
-        del self._buf[:n]
-        return out
-
-    def _send(self, payload: bytes) -> None:
-        fd = self._proc.stdin.fileno()
-        view = memoryview(_LEN.pack(len(payload)) + payload)
-        try:
-            while view:
-                view = view[os.write(fd, view):]
-        except (BrokenPipeError, OSError):
-            raise _Died from None
-
-    # -- one chunk --
-
-    def _chunk(self, pattern: str, flags: str, mode: str, texts: list[str], timeout: float, out: list[Result]) -> None:
-        """Append one result per text to ``out``. On ``TimeoutError`` / ``_Died`` the
-        results so far are in ``out`` and the next text is the one to blame."""
-        backstop = min(timeout + BACKSTOP_SLACK, 1e8)
-        self._send(pickle.dumps((pattern, flags, mode, texts, backstop), protocol=pickle.HIGHEST_PROTOCOL))
-        tag = self._read(1, time.monotonic() + timeout + ACCEPT_SLACK)
-        if tag == b"C":
-            (size,) = _MSG.unpack(self._read(_MSG.size, time.monotonic() + ACCEPT_SLACK))
-            msg = self._read(size, time.monotonic() + ACCEPT_SLACK).decode("utf-8", "replace")
-            out.extend([ErrorResult(f"the pattern does not compile: {msg}")] * len(texts))
-            return
-        if tag != b"A":
-            raise _Died
-        buf = self._buf
-        n = len(texts)
-        deadline = time.monotonic() + timeout
-        while len(out) < n:
-            if not buf:
-                self._fill(deadline)
-            # Parse every complete reply in the buffer.
-            pos, size = 0, len(buf)
-            now = time.monotonic()
-            while pos < size and len(out) < n:
-                t = buf[pos]
-                if t == 0x4E:  # N
-                    out.append(_NO_MATCH)
-                    pos += 1
-                elif t == 0x4D:  # M
-                    if size - pos < 1 + _SPAN.size:
-                        break
-                    out.append(MatchResult(_SPAN.unpack_from(buf, pos + 1)))
-                    pos += 1 + _SPAN.size
-                elif t == 0x45:  # E
-                    if size - pos < 1 + _MSG.size:
-                        break
-                    (ln,) = _MSG.unpack_from(buf, pos + 1)
-                    if size - pos < 1 + _MSG.size + ln:
-                        break
-                    start = pos + 1 + _MSG.size
-                    out.append(ErrorResult(f"the engine failed: {bytes(buf[start:start + ln]).decode('utf-8', 'replace')}"))
-                    pos = start + ln
-                else:
-                    raise _Died
-            if pos:
-                del buf[:pos]
-                deadline = now + timeout
-                if len(out) < n:
-                    # Let replies pile up in the pipe: one read per many texts instead of
-                    # a wake-up per text. Time-outs are unaffected (counted from here).
-                    time.sleep(REPLY_PAUSE)
-            elif buf:
-                self._fill(deadline)  # a partial reply: wait for the rest
-
-    def run(
-        self, pattern: str, flags: str, mode: str, texts: Sequence[str], timeout: float, max_timeouts: int | None
-    ) -> list[Result]:
-        results: list[Result] = []
-        n = len(texts)
-        timeouts = 0
-        with self._lock:
-            try:
-                i = 0
-                while i < n:
-                    if max_timeouts is not None and timeouts >= max_timeouts:
-                        results.extend([ErrorResult(
-                            f"not run: the pattern already ran past the time limit of {timeout:g} s "
-                            f"on {timeouts} text{'s' if timeouts != 1 else ''} of this batch"
-                        )] * (n - i))
-                        break
-                    j = _chunk_end(texts, i)
-                    try:
-                        self._ensure()
-                    except _Unavailable as e:
-                        results.extend([ErrorResult(str(e))] * (n - i))
-                        break
-                    got: list[Result] = []
-                    try:
-                        self._chunk(pattern, flags, mode, list(texts[i:j]), timeout, got)
-                    except TimeoutError:
-                        self._kill()
-                        got.append(TimeoutResult(timeout))
-                        timeouts += 1
-                    except _Died:
-                        code = self._kill()
-                        got.append(ErrorResult(
-                            f"the matching engine stopped unexpectedly (exit status {code}) on this text"
-                        ))
-                    results.extend(got)
-                    i += len(got)
-            except BaseException:
-                # Interrupted mid-conversation (KeyboardInterrupt, ...): the pipe state is
-                # unknown, so the worker must not be reused.
-                self._kill()
-                raise
-        return results
+def _span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span in Python code points of a match V8 gave in code points, where a surrogate
+    pair counts once. They differ only for a Python text holding a high and a low surrogate
+    as two code points side by side, which JavaScript reads as one."""
+    if not _PAIR_OF_SURROGATES.search(text):
+        return start, end
+    i = cps = 0
+    while cps < start:
+        i += 2 if _PAIR_OF_SURROGATES.match(text, i) else 1
+        cps += 1
+    s = i
+    while cps < end:
+        i += 2 if _PAIR_OF_SURROGATES.match(text, i) else 1
+        cps += 1
+    return s, i
 
 
 def literal(pattern: str, flags: Flags) -> str:
@@ -905,8 +634,8 @@ def literal(pattern: str, flags: Flags) -> str:
 
 
 def _chunk_end(texts: Sequence[str], i: int) -> int:
-    """End of the round trip starting at ``i``: up to CHUNK_TEXTS texts and CHUNK_CHARS
-    code points, at least one text."""
+    """End of the batch starting at ``i``: up to CHUNK_TEXTS texts and CHUNK_CHARS code
+    points, at least one text."""
     j = min(len(texts), i + CHUNK_TEXTS)
     if sum(map(len, texts[i:j])) <= CHUNK_CHARS:
         return j
@@ -917,10 +646,58 @@ def _chunk_end(texts: Sequence[str], i: int) -> int:
     return k
 
 
-_CLIENT = _WorkerClient()
-atexit.register(_CLIENT.close)
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_CLIENT._after_fork_in_child)
+def _not_run(timeout: float, timeouts: int) -> ErrorResult:
+    return ErrorResult(
+        f"not run: the pattern already ran past the time limit of {timeout:g} s "
+        f"on {timeouts} text{'s' if timeouts != 1 else ''} of this batch"
+    )
+
+
+def _run_batch(pattern: str, js: str, mode: str, batch: list[str], only: list[int] | None, timeout: float,
+               budget: list[int | None]) -> list[Result | None]:
+    """Match the rows ``only`` of ``batch`` (None: all) in a pooled isolate, one result per
+    row run; ``budget[0]`` is the time-outs still allowed (None: no cap). Rows left unrun
+    once the budget is spent are None."""
+    t_error, oom = _js_errors()
+    pj = _dumps(pattern)
+    texts = batch if only is None else [batch[k] for k in only]
+    with _isolate() as iso:
+        try:
+            key = iso.key_of(batch)
+            n = iso.call("select", key, "" if only is None else _dumps(only))
+            timed_out: set[int] = set()
+            i = 0
+            while i < n:
+                try:
+                    i = iso.call("run", pj, js, mode, limit=timeout)
+                except t_error:
+                    at = iso.call("at")
+                    if at != i:
+                        i = at  # it started late in the call: run it again with a fresh limit
+                        continue
+                    timed_out.add(at)  # this row had the whole call to itself
+                    i = iso.call("skip", at)
+                    if budget[0] is not None:
+                        budget[0] -= 1
+                        if budget[0] <= 0:
+                            break
+            spans, errors = json.loads(iso.call("results"))
+            iso.call("release")
+        except oom:  # the isolate is closed, not pooled
+            return [ErrorResult(
+                f"matching this batch of {len(texts)} texts exhausted V8's memory limit of {HEAP_LIMIT >> 20} MiB"
+            )] * len(texts)
+    starts, ends = spans[0:2 * i:2], spans[1:2 * i:2]
+    out: list[Result | None] = [
+        _NO_MATCH if s < 0 else MatchResult((s, e) if text.isascii() else _span(text, s, e))
+        for text, s, e in zip(texts, starts, ends)
+    ]
+    out += [None] * (len(texts) - i)  # not run: the time-out budget was spent
+    for k, message in errors.items():
+        out[int(k)] = ErrorResult(f"the engine failed: {message}")
+    for k in timed_out:
+        out[k] = TimeoutResult(timeout)
+    return out
 
 
 def match_many(
@@ -931,6 +708,7 @@ def match_many(
     timeout: float = 1.0,
     *,
     max_timeouts: int | None = None,
+    only: Sequence[int] | None = None,
 ) -> list[Result]:
     """Match ``pattern`` (JavaScript, u always on) against each text; one result per text.
 
@@ -942,7 +720,11 @@ def match_many(
 
     ``max_timeouts``: after that many time-outs in this call, the remaining texts are not
     run and get an ``ErrorResult`` saying so (a whole column of a catastrophic pattern
-    would otherwise cost ``timeout`` plus a worker start per row). ``None``: run every text.
+    would otherwise cost ``timeout`` per row). ``None``: run every text.
+
+    ``only``: match just these indices of ``texts``, one result each, in that order. Each
+    isolate keeps the last texts it was given (``STORE_CHARS``), so another pattern, or
+    another pass over some rows, of the same list of texts is not sent to V8 again.
     """
     texts = list(texts)
     for t in texts:
@@ -957,10 +739,34 @@ def match_many(
         return [ErrorResult(msg)] * len(texts)
     if not texts:
         return []
-    fl = parse_flags(flags)
-    mode = "start" if fl.sticky and mode == "anywhere" else mode
-    clean = [replace_surrogates(t) for t in texts]
-    return _CLIENT.run(_prepare(pattern, fl.engine).engine, fl.engine, mode, clean, float(timeout), max_timeouts)
+    js = parse_flags(flags).js
+    timeout = float(min(timeout, 1e6))
+    budget: list[int | None] = [max_timeouts]
+    wanted = None if only is None else sorted(set(only))
+    if wanted and not (0 <= wanted[0] and wanted[-1] < len(texts)):
+        raise ValueError(f"only holds an index outside the {len(texts)} texts")
+    results: list[Result | None] = []
+    i = 0
+    while i < len(texts) and budget[0] != 0:
+        j = _chunk_end(texts, i)
+        rows = None
+        if wanted is not None:
+            lo, hi = bisect.bisect_left(wanted, i), bisect.bisect_left(wanted, j)
+            rows = [k - i for k in wanted[lo:hi]]
+        if rows is None or rows:
+            try:
+                results += _run_batch(pattern, js, mode, texts[i:j], rows, timeout, budget)
+            except _EngineFailed as e:
+                results += [ErrorResult(str(e))] * (j - i if rows is None else len(rows))
+        i = j
+    size = len(texts) if wanted is None else len(wanted)
+    if len(results) < size or None in results:
+        spent = _not_run(timeout, max_timeouts or 0)
+        results = [r if r is not None else spent for r in results] + [spent] * (size - len(results))
+    if wanted is not None and list(only) != wanted:
+        at = {k: r for k, r in zip(wanted, results)}
+        results = [at[k] for k in only]
+    return results
 
 
 def ecma_search(pattern: str, text: str, timeout: float = 1.0) -> bool:
@@ -973,9 +779,15 @@ def ecma_search(pattern: str, text: str, timeout: float = 1.0) -> bool:
     msg = check_pattern(pattern, "")
     if msg is not None:
         raise RegexSyntaxError(msg)
-    (r,) = match_many(pattern, "", "anywhere", [text], timeout)
+    r = _search(pattern, text, float(timeout))
     if isinstance(r, MatchResult):
         return r.matched
     if isinstance(r, TimeoutResult):
         raise RegexTimeout(f"/{_show(pattern)}/u: {r.message}")
     raise RegexError(f"/{_show(pattern)}/u: {r.message}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(pattern: str, text: str, timeout: float) -> Result:
+    (r,) = match_many(pattern, "", "anywhere", [text], timeout)
+    return r

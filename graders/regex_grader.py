@@ -1,17 +1,17 @@
 """regex: the output matches a JavaScript regular expression (the expected text is unused).
 
-Settings: ECMAScript semantics through ``regress`` with the ``u`` flag always on;
+Settings: ECMAScript semantics, run by V8 (``graders.ecma``), with the ``u`` flag always on;
 ``at="anywhere"`` (a search), ``"start"`` (a match beginning at index 0) or ``"whole"``
 (a match from index 0 to the end, alternatives backtracking: ``a|ab`` matches ``ab``);
 ``flags`` are JavaScript's letters (see ``graders.ecma``: ``i m s v`` change matching,
 ``g d`` change nothing on one test, ``y`` pins the match to index 0); each match has
-``timeout`` seconds (default 1) in a worker process that is killed past it.
+``timeout`` seconds (default 1); V8 stops a match that runs past it.
 
 Statuses: ``pass`` / ``fail``; ``error`` for a pattern or flags JavaScript refuses
 (Python-only syntax is named with its JavaScript form), for a match that ran past the
 time limit, or for a failed engine. Near miss: ``case_insensitive`` when the fail
 passes with ``i`` added. Positions in explanations are 0-based code points.
-``grade_many`` grades a whole column in a few round trips, with the same grades as
+``grade_many`` grades a whole column in a few calls into V8, with the same grades as
 ``grade("regex", ...)`` row by row.
 """
 
@@ -27,7 +27,6 @@ from .ecma import (
     RegexSyntaxError,
     TimeoutResult,
     check_pattern,
-    count_surrogates,
     engine_version,
     literal,
     match_many,
@@ -39,7 +38,6 @@ from .registry import Param, register, resolve_params
 from .result import Grade, error, verdict
 from .text import snippet, visible
 
-ENGINE = "ecmascript(regress)"
 _WHERE = {
     "anywhere": "anywhere in the output",
     "start": "at the start of the output",
@@ -61,18 +59,18 @@ PARAMS = (
 
 
 def signature(flags: str, at: str) -> str:
-    """``regex|engine:ecmascript(regress)|flags:u+i|at:whole``."""
+    """``regex|engine:ecmascript(v8 14.4.258.23)|flags:u+i|at:whole``."""
     try:
         shown = parse_flags(flags).signature
     except RegexSyntaxError:
         shown = repr(flags)
-    return f"regex|engine:{ENGINE}|flags:{shown}|at:{at}"
+    return f"regex|engine:ecmascript({engine_version()})|flags:{shown}|at:{at}"
 
 
 def _quote(s: str, limit: int = 60) -> str:
     if not s:
         return "an empty string"
-    v = visible(s).replace("\n", "")
+    v = visible(s[: limit + 1]).replace("\n", "")  # visible maps each character alone: only a prefix shows
     return '"' + (v if len(v) <= limit else v[: limit - 1] + "…") + '"'
 
 
@@ -80,16 +78,6 @@ def _span_words(output: str, s: int, e: int) -> str:
     if s == e:
         return f"{_quote('')} at code point {s}"
     return f"{_quote(output[s:e])} at code points {s}–{e}"
-
-
-def _surrogate_note(output: str) -> str:
-    k = count_surrogates(output)
-    if not k:
-        return ""
-    return (
-        f" The output holds {k} lone surrogate{'s' if k != 1 else ''}, which UTF-8 cannot encode; "
-        f"{'they were' if k != 1 else 'it was'} matched as U+FFFD REPLACEMENT CHARACTER."
-    )
 
 
 def _grades(
@@ -115,23 +103,22 @@ def _grades(
     if mode != "anywhere":
         failed = [i for i, r in enumerate(results) if isinstance(r, MatchResult) and r.span is None]
         if failed:
-            found = match_many(pattern, flags.replace("y", ""), "anywhere", [outputs[i] for i in failed], timeout,
-                               max_timeouts=max_timeouts)
+            found = match_many(pattern, flags.replace("y", ""), "anywhere", outputs, timeout,
+                               max_timeouts=max_timeouts, only=failed)
             elsewhere = {i: r.span for i, r in zip(failed, found) if isinstance(r, MatchResult) and r.span}
 
     grades: list[Grade] = []
     for i, (output, r) in enumerate(zip(outputs, results)):
-        note = _surrogate_note(output)
         if isinstance(r, TimeoutResult):
             grades.append(error(
                 f"Matching {lit} {_WHERE[mode]} ran past the time limit of {timeout:g} s and was stopped. "
                 "The pattern probably backtracks catastrophically (a nested quantifier such as (a+)+, "
-                f"or overlapping alternatives under a quantifier); simplify it or raise the time limit.{note} ({sig})",
+                f"or overlapping alternatives under a quantifier); simplify it or raise the time limit. ({sig})",
                 reason="timeout", **base,
             ))
             continue
         if isinstance(r, ErrorResult):
-            grades.append(error(f"Could not match {lit}: {r.message}.{note} ({sig})", reason="engine", **base))
+            grades.append(error(f"Could not match {lit}: {r.message}. ({sig})", reason="engine", **base))
             continue
         if r.span is None:
             text = f"No match of {lit} {_WHERE[mode]}{sticky}."
@@ -143,7 +130,7 @@ def _grades(
                              "so the output holds other text as well.")
                 else:
                     text += f" It does match {_span_words(output, s, e)} («{snippet(output, s)}»)."
-            grades.append(verdict(False, f"{text}{note} ({sig})", span=None, elsewhere=span, **base))
+            grades.append(verdict(False, f"{text} ({sig})", span=None, elsewhere=span, **base))
             continue
         s, e = r.span
         if mode == "whole":
@@ -152,17 +139,19 @@ def _grades(
             text = f"{lit} matched {_quote(output[s:e])} at the start of the output (code points 0–{e}){sticky}."
         else:
             text = f"{lit} matched {_span_words(output, s, e)} of the output («{snippet(output, s)}»)."
-        grades.append(verdict(True, f"{text}{note} ({sig})", span=(s, e), matched=output[s:e], **base))
+        grades.append(verdict(True, f"{text} ({sig})", span=(s, e), matched=output[s:e], **base))
     return grades
 
 
 def _case_insensitive(
-    outputs: Sequence[str], pattern: str, at: str, flags: str, timeout: float, max_timeouts: int | None = None
+    outputs: Sequence[str], pattern: str, at: str, flags: str, timeout: float, max_timeouts: int | None = None,
+    only: Sequence[int] | None = None,
 ) -> list[bool]:
-    """For each output: does it pass with the i flag added? (False when i is already on.)"""
+    """For each output (of ``only``, when given): does it pass with the i flag added?
+    (False when i is already on.)"""
     if parse_flags(flags).ignore_case:
-        return [False] * len(outputs)
-    results = match_many(pattern, flags + "i", at, outputs, timeout, max_timeouts=max_timeouts)
+        return [False] * (len(outputs) if only is None else len(only))
+    results = match_many(pattern, flags + "i", at, outputs, timeout, max_timeouts=max_timeouts, only=only)
     return [isinstance(r, MatchResult) and r.matched for r in results]
 
 
@@ -190,7 +179,7 @@ def grade_many(
     max_timeouts: int | None = None,
 ) -> list[Grade]:
     """``[grade("regex", "", o, pattern=..., ...) for o in outputs]``, near misses included,
-    in a few round trips to the worker instead of one per output. ``max_timeouts``: after
+    in a few calls into V8 instead of one per output. ``max_timeouts``: after
     that many time-outs the remaining rows are not run (an error says so)."""
     p = resolve_params("regex", {"pattern": pattern, "at": at, "flags": flags, "timeout": timeout})
     p["max_timeouts"] = max_timeouts
@@ -201,14 +190,14 @@ def grade_many(
     grades = _grades(outputs, **p)
     failed = [i for i, g in enumerate(grades) if g.status == "fail"]
     if failed:
-        flips = _case_insensitive([outputs[i] for i in failed], **p)
+        flips = _case_insensitive(outputs, **p, only=failed)
         for i, flip in zip(failed, flips):
             if flip:
                 grades[i] = replace(grades[i], near_miss=("case_insensitive",))
     return grades
 
 
-# A column of a catastrophic pattern would cost the time limit and a worker start per row:
+# A column of a catastrophic pattern would cost the time limit per row:
 # the batch layer stops running it after this many time-outs (the rest say so).
 COLUMN_MAX_TIMEOUTS = 3
 

@@ -1,7 +1,7 @@
 """The JSON graders (json_schema, valid_json, json_fields) and their shared parser.
 
 Golden comparisons call jsonschema's stock validators directly; ECMAScript pattern
-semantics come from graders.ecma (regress), checked on patterns Python's re reads
+semantics come from graders.ecma (V8), checked on patterns Python's re reads
 differently or refuses.
 """
 

@@ -15,12 +15,12 @@
 //   whole:    new RegExp("(?:" + pattern + ")(?![\\s\\S])", flags + y), so alternatives
 //             backtrack until the match ends at the end of the text.
 // Validity is always decided on the pattern as given, before any wrapping.
-// The grader builds start/whole by wrapping instead (graders/_regex_worker.py: ^(?:p),
-// ^(?:p)$, or lookarounds on [\s\S] under m); each answer also checks that wrapping
-// here, and "wrapped_span" appears when it disagrees with the sticky definition. It does,
-// rarely, because of a V8 bug (Node 20, V8 11.3): a search for /(?<![\s\S])\B/u in
+// The grader (graders/ecma.py) uses this sticky definition too, in V8. Each answer also
+// checks an anchored wrapping (^(?:p), ^(?:p)$, or lookarounds on [\s\S] under m), and
+// "wrapped_span" appears when it disagrees with the sticky definition. It does, rarely,
+// because of a V8 bug (Node 20, V8 11.3): a search for /(?<![\s\S])\B/u in
 // "ss\u{1F600} " returns a match at UTF-16 index 3, inside the surrogate pair, which
-// AdvanceStringIndex never visits. regress gives no match there, as the sticky form does.
+// AdvanceStringIndex never visits; the sticky form gives no match there.
 "use strict";
 
 function jsFlags(flags) {
@@ -53,7 +53,7 @@ function span(re, text) {
 }
 
 function graderWrapped(pattern, flags, at) {
-  // graders/_regex_worker.py anchored(), with the flags the grader passes: y only ever
+  // The anchored wrapping an earlier engine used (^(?:p), ^(?:p)$), with its flags: y only ever
   // turns "anywhere" into "start"; g d y are not given to the engine.
   const fl = jsFlags(flags);
   let mode = at;

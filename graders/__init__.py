@@ -15,7 +15,7 @@ from __future__ import annotations
 import textwrap
 
 # Importing a grader module registers it.
-from . import (  # noqa: F401
+from graders import (  # noqa: F401
     exact,
     normalized,
     contains,
@@ -29,10 +29,10 @@ from . import (  # noqa: F401
     rouge_l,
     chrf,
 )
-from .bleu import corpus_bleu
-from .chrf import corpus_chrf
-from .registry import REGISTRY, grade
-from .result import Grade
+from graders.bleu import corpus_bleu
+from graders.chrf import corpus_chrf
+from graders.registry import REGISTRY, grade
+from graders.result import Grade
 
 GRADER_NAMES: tuple[str, ...] = (
     "exact", "normalized", "contains", "regex", "numeric", "json_schema",

@@ -1,3 +1,3 @@
-from .cli import run
+from graders.cli import run
 
 run()

@@ -19,8 +19,8 @@ import math
 from dataclasses import replace
 from typing import Any, Mapping
 
-from .registry import get_spec, resolve_params, run
-from .result import Grade, error
+from graders.registry import get_spec, resolve_params, run
+from graders.result import Grade, error
 
 KNOWN_KINDS = (
     "exact", "equals", "normalized", "contains", "icontains", "contains-any", "contains-all",

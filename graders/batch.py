@@ -30,13 +30,13 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .assertions import run_assertion, scorer_name
-from .block import Block
-from .config import OVERALL_GRADERS, GraderConfig, RunConfig
-from .jsonparse import shared_parses
-from .registry import get_spec, run
-from .result import STATUSES, Grade, threshold_words
-from .summary import CorpusStatistics, Tally, add_statistics, factorized, positions_by_value, statistic_sums
+from graders.assertions import run_assertion, scorer_name
+from graders.block import Block
+from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
+from graders.jsonparse import shared_parses
+from graders.registry import get_spec, run
+from graders.result import STATUSES, Grade, threshold_words
+from graders.summary import CorpusStatistics, Tally, add_statistics, factorized, positions_by_value, statistic_sums
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -1004,7 +1004,7 @@ def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> b
 
 def _source_positions(rows: pd.DataFrame, records: np.ndarray, systems: np.ndarray) -> np.ndarray:
     """For each (record, system), the position of its row in the prepared ``rows``."""
-    from .rows import group_codes
+    from graders.rows import group_codes
 
     # (record, system) as integer codes over both: a MultiIndex would put the systems into
     # pandas' string dtype, which cannot hold a lone surrogate
@@ -1081,7 +1081,7 @@ def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) 
     sentence and the threshold in the metadata. Works on the columns' arrays (a new frame
     shares every column it does not change).
     """
-    from .registry import BELOW_THRESHOLD_REACH
+    from graders.registry import BELOW_THRESHOLD_REACH
 
     scorer = scored["scorer"].to_numpy(dtype=object)
     arrays: dict[str, np.ndarray] = {}

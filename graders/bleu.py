@@ -26,8 +26,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .block import Block
-from .ngrams import (
+from graders.block import Block
+from graders.ngrams import (
     Counts,
     Packed,
     clipped_matches,
@@ -40,9 +40,9 @@ from .ngrams import (
     packed_matches,
     word_ngrams,
 )
-from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
-from .result import Grade, continuous, score_text
-from .tokenizer_13a import tokens_13a
+from graders.registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
+from graders.result import Grade, continuous, score_text
+from graders.tokenizer_13a import tokens_13a
 
 MAX_ORDER = 4  # word_ngrams gives orders 1-4
 # Statistics layout (sacrebleu's): [hyp_len, ref_len, correct_1..4, total_1..4].
@@ -288,7 +288,7 @@ def _grade_of(hyp_len: int, ref_len: int, correct: tuple[int, ...], total: tuple
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
     """BLEU over a column (``run`` on each row, near-miss code included): rows with one
     reference counted at once (``column_statistics``), the others row by row."""
-    from .registry import get_spec, run
+    from graders.registry import get_spec, run
 
     block = Block(len(outputs))
     single = [i for i, r in enumerate(refs) if len(r) == 1]

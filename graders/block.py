@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from .result import Grade
+from graders.result import Grade
 
 
 class Block:

@@ -14,10 +14,10 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .jsonparse import encodable
-from .nearmiss import PROBE_CODES
-from .registry import REGISTRY
-from .summary import positions_by_value
+from graders.jsonparse import encodable
+from graders.nearmiss import PROBE_CODES
+from graders.registry import REGISTRY
+from graders.summary import positions_by_value
 
 __all__ = [
     "OUTCOMES", "continuous_scorers", "score_bins", "score_distribution_chart", "outcome_counts",

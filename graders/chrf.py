@@ -20,8 +20,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .block import Block
-from .ngrams import (
+from graders.block import Block
+from graders.ngrams import (
     Alphabet,
     Counts,
     Packed,
@@ -35,8 +35,8 @@ from .ngrams import (
     packable,
     packed_matches,
 )
-from .registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
-from .result import Grade, continuous, score_text
+from graders.registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
+from graders.result import Grade, continuous, score_text
 
 CHAR_ORDER = 6
 BETA = 2
@@ -279,7 +279,7 @@ def _grade_of(r: CHRFResult, index: int, nrefs: int, threshold: float | None) ->
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
     """chrF over a column (``run`` on each row, near-miss code included): the statistics of
     every row at once, then each row's grade from its statistics."""
-    from .registry import get_spec, run
+    from graders.registry import get_spec, run
 
     block = Block(len(outputs))
     some = [i for i, r in enumerate(refs) if r]

@@ -58,7 +58,7 @@ class _VersionAction(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .registry import REGISTRY
+    from graders.registry import REGISTRY
 
     p = _Parser(prog="gradeboard", description="Grade LLM eval results with code graders.")
     p.add_argument("--version", action=_VersionAction)
@@ -101,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _config(args: argparse.Namespace) -> Any:
-    from .config import ConfigError, GraderConfig, RunConfig, load_config
+    from graders.config import ConfigError, GraderConfig, RunConfig, load_config
 
     try:
         config = load_config(args.config) if args.config else RunConfig()
@@ -117,7 +117,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 def _read(args: argparse.Namespace) -> Any:
-    from .readers import DEFAULT_MAX_BYTES, ResultsFileError, read_results
+    from graders.readers import DEFAULT_MAX_BYTES, ResultsFileError, read_results
 
     if args.max_mb is not None and not (math.isfinite(args.max_mb) and args.max_mb > 0):
         raise BadInput(f"--max-mb takes a number of MB > 0, not {args.max_mb:g}")
@@ -173,7 +173,7 @@ def _output(path: str) -> Iterator[TextIO]:
     without an error and removed when it does not (the old file stays as it was); anything
     else (a link, a device, a named pipe) written through (``batch.replaced_whole``). UTF-8,
     a lone surrogate as its backslash escape."""
-    from .batch import replaced_whole
+    from graders.batch import replaced_whole
 
     if path == STDOUT:
         yield sys.stdout
@@ -213,7 +213,7 @@ def _write(f: TextIO, text: str, path: str) -> None:
 
 
 def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
-    from .registry import REGISTRY
+    from graders.registry import REGISTRY
 
     gates = []
     for v in values:
@@ -233,7 +233,7 @@ def _parse_gates(values: Sequence[str]) -> list[tuple[str, float]]:
 def _check_gates(gates: Sequence[tuple[str, float]], config: Any) -> None:
     """Each --fail-under grader has a pass rate to gate on, checked before any row is scored:
     it is run, and a continuous grader has a threshold (without one it only scores)."""
-    from .registry import get_spec
+    from graders.registry import get_spec
 
     run = {g.name: g for g in config.graders}
     for name, _ in gates:
@@ -248,7 +248,7 @@ def _check_gates(gates: Sequence[tuple[str, float]], config: Any) -> None:
 
 
 def _workers(args: argparse.Namespace) -> int:
-    from .batch import default_workers
+    from graders.batch import default_workers
 
     if args.workers is None:
         return default_workers()
@@ -258,9 +258,9 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .pipeline import resolve_mapping, score_prepared
-    from .summary import summary_text
-    from .rows import MappingError
+    from graders.pipeline import resolve_mapping, score_prepared
+    from graders.summary import summary_text
+    from graders.rows import MappingError
 
     gates = _parse_gates(args.fail_under)
     to_stderr = _report_to_stderr(args)
@@ -320,7 +320,7 @@ def _report(show: Any, what: Any, to_stderr: bool = False) -> None:
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
-    from .rows import report_lines
+    from graders.rows import report_lines
 
     lo = summary["left_out"]
     n = summary["cases"]
@@ -347,8 +347,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import CompareError, compare_file, write_comparison
-    from .summary import summary_text
+    from graders.compare import CompareError, compare_file, write_comparison
+    from graders.summary import summary_text
 
     if not MIN_RESAMPLES <= args.resamples <= MAX_RESAMPLES:
         raise BadInput(f"--resamples takes a whole number from {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,}, not {args.resamples}")

@@ -22,15 +22,15 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .batch import score_frame, write_csv
-from .config import RunConfig, as_run_config, mapping_dict
-from .pipeline import resolve_mapping
-from .readers import ResultsFile, read_results
-from .registry import get_spec
-from .rows import Prepared, group_codes, prepare
-from .stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
-from .summary import summarize, unknown_assertion_kinds
-from .text import quoted_name
+from graders.batch import score_frame, write_csv
+from graders.config import RunConfig, as_run_config, mapping_dict
+from graders.pipeline import resolve_mapping
+from graders.readers import ResultsFile, read_results
+from graders.registry import get_spec
+from graders.rows import Prepared, group_codes, prepare
+from graders.stats import PairedSummary, holm_adjust, summarize_pairs, verdict_words
+from graders.summary import summarize, unknown_assertion_kinds
+from graders.text import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
 FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
@@ -400,7 +400,7 @@ def compare_file(
     """Map, prepare and compare a results file (see the module docstring): ``file`` as
     ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
     dict, or the path of its JSON file."""
-    from .rows import MappingError
+    from graders.rows import MappingError
 
     if isinstance(file, (str, os.PathLike)):
         file = read_results(file)

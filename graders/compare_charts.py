@@ -24,8 +24,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .jsonparse import encodable
-from .rows import group_codes
+from graders.jsonparse import encodable
+from graders.rows import group_codes
 
 HEATMAP_ABOVE = 5000  # pairs; above this the scatter becomes a heat map
 GRID = 20  # heat-map cells per axis

@@ -18,9 +18,9 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from .compare import FILTERS, Comparison
-from .registry import get_spec
-from .sensitivity import metric_frame
+from graders.compare import FILTERS, Comparison
+from graders.registry import get_spec
+from graders.sensitivity import metric_frame
 
 REVIEWS = (*FILTERS, "largest_drops")
 REVIEW_LABELS = {

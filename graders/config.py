@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .jsonparse import encodable
-from .registry import get_spec, resolve_params
+from graders.jsonparse import encodable
+from graders.registry import get_spec, resolve_params
 
 # The pass-or-fail graders the overall row summarizes (SPEC §5); valid_json is not one.
 OVERALL_GRADERS = ("exact", "normalized", "contains", "regex", "numeric", "json_schema")
@@ -35,7 +35,7 @@ def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
     call (status ``error``, SPEC §3); a configuration refuses them once, so that the
     dashboard's form and the command line run the same graders."""
     if name == "regex":
-        from .ecma import RegexSyntaxError, check_pattern, parse_flags
+        from graders.ecma import RegexSyntaxError, check_pattern, parse_flags
 
         try:
             parse_flags(resolved["flags"])
@@ -46,7 +46,7 @@ def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
         problem = check_pattern(resolved["pattern"], resolved["flags"])
         return f"the pattern of grader 'regex' is refused: {problem}" if problem else None
     if name == "json_schema":
-        from .json_schema import compile_schema
+        from graders.json_schema import compile_schema
 
         found = compile_schema(resolved["schema"]).problem
         return f"the schema of grader 'json_schema' cannot be used: {found.explanation}" if found and found.status == "error" else None
@@ -126,7 +126,7 @@ class RunConfig:
         columns = data.get("columns") or {}
         if not isinstance(columns, dict) or any(v is not None and not isinstance(v, str) for v in columns.values()):
             raise ConfigError("'columns' must map roles to column names")
-        from .columns import ROLES
+        from graders.columns import ROLES
 
         bad = sorted(set(columns) - set(ROLES))
         if bad:

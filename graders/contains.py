@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .block import Block
-from .nearmiss import probe_many, screen_contains_many
-from .registry import Param, register
-from .result import Grade
-from .text import visible
+from graders.block import Block
+from graders.nearmiss import probe_many, screen_contains_many
+from graders.registry import Param, register
+from graders.result import Grade
+from graders.text import visible
 
 REQUIRE = Param("require", "choice", "any", choices=("any", "all"), help="one reference is enough, or every one")
 AT = Param("at", "choice", "anywhere", choices=("anywhere", "start"), help="anywhere in the output, or at its start")

@@ -55,7 +55,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-from .text import describe_char, visible
+from graders.text import describe_char, visible
 
 __all__ = [
     "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags",

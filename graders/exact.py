@@ -11,11 +11,11 @@ from __future__ import annotations
 import unicodedata
 from typing import Sequence
 
-from .block import Block
-from .nearmiss import probe_many, screen_equal_many
-from .registry import register
-from .result import Grade
-from .text import describe_char, first_difference, first_differences, nfc, nfkc, visible
+from graders.block import Block
+from graders.nearmiss import probe_many, screen_equal_many
+from graders.registry import register
+from graders.result import Grade
+from graders.text import describe_char, first_difference, first_differences, nfc, nfkc, visible
 
 
 def difference_flags(expected: str, output: str) -> tuple[str, ...]:

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from .config import GraderConfig
-from .text import STEP_DESCRIPTIONS, WHITESPACE, resolve_pipeline
+from graders.config import GraderConfig
+from graders.text import STEP_DESCRIPTIONS, WHITESPACE, resolve_pipeline
 
 __all__ = [
     "CharacterData",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsonparse import (
+from graders.jsonparse import (
     compact,
     describe_value,
     encodable,
@@ -30,8 +30,8 @@ from .jsonparse import (
     json_type,
     parse_fenced,
 )
-from .registry import THRESHOLD, register
-from .result import Grade, continuous, not_judged
+from graders.registry import THRESHOLD, register
+from graders.result import Grade, continuous, not_judged
 
 MAX_SHOWN = 10  # differing fields written out in the explanation
 VALUE_LIMIT = 60  # characters of a value in the explanation

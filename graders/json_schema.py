@@ -35,9 +35,9 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Sequence
 
-from .block import Block
-from .registry import Param, register
-from .result import Grade
+from graders.block import Block
+from graders.registry import Param, register
+from graders.result import Grade
 
 PRE_PARSE_CHOICES = ("strip_fence", "trim")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import compress
 from typing import Any, Callable, Sequence
 
-from . import text
+from graders import text
 
 PROBE_STEPS: dict[str, Callable[[str], str]] = {
     "trim": text.trim,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .block import Block
-from .exact import closest_reference, explain_differences
-from .nearmiss import probe_many, screen_equal_many
-from .registry import Param, register
-from .result import Grade
-from .text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_column
+from graders.block import Block
+from graders.exact import closest_reference, explain_differences
+from graders.nearmiss import probe_many, screen_equal_many
+from graders.registry import Param, register
+from graders.result import Grade
+from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_column
 
 PIPELINE = Param(
     "pipeline", "pipeline", list(DEFAULT_PIPELINE), choices=tuple(STEPS),

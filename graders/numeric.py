@@ -14,10 +14,10 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Callable, Sequence
 
-from .numbers import EXACT, READ_MODES, Reading, read_number
-from .block import Block
-from .registry import Param, register
-from .result import Grade, not_judged, verdict
+from graders.numbers import EXACT, READ_MODES, Reading, read_number
+from graders.block import Block
+from graders.registry import Param, register
+from graders.result import Grade, not_judged, verdict
 
 READ = Param("read", "choice", "whole", choices=READ_MODES, help="the whole text, the first number or the last")
 ABS_TOL = Param("abs_tol", "tolerance", 0.0, help="absolute tolerance")

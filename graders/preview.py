@@ -19,8 +19,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .normalized import check_many
-from .text import compose, resolve_pipeline
+from graders.normalized import check_many
+from graders.text import compose, resolve_pipeline
 
 __all__ = ["PipelineEffect", "effect_examples", "order_notes", "pipeline_effect", "preview_pairs", "step_effects"]
 

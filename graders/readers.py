@@ -53,7 +53,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from .text import quoted_name
+from graders.text import quoted_name
 
 __all__ = [
     "DEFAULT_MAX_BYTES", "FORMATS", "ResultsFile", "ResultsFileError", "detect_format", "read_results",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from .ecma import (
+from graders.ecma import (
     MODES,
     ErrorResult,
     MatchResult,
@@ -33,10 +33,10 @@ from .ecma import (
     parse_flags,
     python_pattern_hint,
 )
-from .block import Block
-from .registry import Param, register, resolve_params
-from .result import Grade, error, verdict
-from .text import snippet, visible
+from graders.block import Block
+from graders.registry import Param, register, resolve_params
+from graders.result import Grade, error, verdict
+from graders.text import snippet, visible
 
 _WHERE = {
     "anywhere": "anywhere in the output",

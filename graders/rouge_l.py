@@ -18,8 +18,8 @@ from typing import Sequence
 
 import regex
 
-from .registry import THRESHOLD, register
-from .result import Grade, continuous, not_judged, score_text
+from graders.registry import THRESHOLD, register
+from graders.result import Grade, continuous, not_judged, score_text
 
 # The seed's limit for its dynamic-programming table, kept so results agree.
 MAX_CELLS = 25_000_000

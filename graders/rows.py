@@ -53,9 +53,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .columns import ROLES
-from .readers import ResultsFile
-from .text import quoted_name
+from graders.columns import ROLES
+from graders.readers import ResultsFile
+from graders.text import quoted_name
 
 __all__ = ["LEFT_OUT_REASONS", "EXPECTED_KINDS", "LeftOut", "Prepared", "MappingError", "prepare"]
 

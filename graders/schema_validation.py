@@ -25,9 +25,9 @@ from jsonschema.exceptions import ValidationError
 from jsonschema_specifications import REGISTRY as META_SCHEMAS
 from referencing.jsonschema import lookup_recursive_ref
 
-from .block import Block
-from .ecma import RegexError, RegexTimeout, check_pattern, ecma_search
-from .jsonparse import (
+from graders.block import Block
+from graders.ecma import RegexError, RegexTimeout, check_pattern, ecma_search
+from graders.jsonparse import (
     MAX_DEPTH,
     apply_steps,
     encodable,
@@ -41,8 +41,8 @@ from .jsonparse import (
     strip_fence,
     trim,
 )
-from .json_schema import PRE_PARSE_CHOICES
-from .result import Grade, error, not_judged, verdict
+from graders.json_schema import PRE_PARSE_CHOICES
+from graders.result import Grade, error, not_judged, verdict
 
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match
 MAX_LISTED = 1000  # violations kept in details

@@ -24,10 +24,10 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from .compare import Comparison, MetricComparison, compare_prepared
-from .config import GraderConfig, RunConfig
-from .registry import get_spec
-from .rows import Prepared
+from graders.compare import Comparison, MetricComparison, compare_prepared
+from graders.config import GraderConfig, RunConfig
+from graders.registry import get_spec
+from graders.rows import Prepared
 
 # The rungs, strict to lenient; graders not on the ladder follow it in the order given.
 LADDER = ("exact", "normalized", "contains", "token_f1", "numeric")

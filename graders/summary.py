@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .result import STATUSES
-from .stats import wilson_interval
+from graders.result import STATUSES
+from graders.stats import wilson_interval
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:
@@ -225,8 +225,8 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.Dat
     """Per system: corpus BLEU / chrF beside the mean of the sentence scores; the corpus
     figure from the rows' statistics (``statistics`` when given, else a ``Tally``'s, else
     the scored frame's details), from a second pass over the corpus where some are missing."""
-    from .bleu import compute_bleu, corpus_bleu
-    from .chrf import compute_chrf, corpus_chrf
+    from graders.bleu import compute_bleu, corpus_bleu
+    from graders.chrf import compute_chrf, corpus_chrf
 
     out: dict[str, dict[str, Any]] = {}
     if "bleu" not in graders and "chrf" not in graders:

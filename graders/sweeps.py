@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from .numbers import EXACT, Reading, read_number
+from graders.numbers import EXACT, Reading, read_number
 
 __all__ = ["ABS_GRID", "REL_GRID", "critical_tolerances", "numeric_tolerance_sweep"]
 

@@ -19,9 +19,9 @@ from collections import _count_elements  # type: ignore[attr-defined]
 from functools import lru_cache
 from itertools import filterfalse, islice
 
-from .registry import THRESHOLD, Param, register
-from .result import Grade, continuous, score_text
-from .text import visible
+from graders.registry import THRESHOLD, Param, register
+from graders.result import Grade, continuous, score_text
+from graders.text import visible
 
 NORMALIZE = Param(
     "normalize",

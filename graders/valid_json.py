@@ -10,7 +10,7 @@ allow, such as U+00A0 or U+3000, around the JSON), each tried after the tolerate
 
 from __future__ import annotations
 
-from .jsonparse import (
+from graders.jsonparse import (
     MAX_DEPTH,
     apply_steps,
     describe_value,
@@ -19,8 +19,8 @@ from .jsonparse import (
     parse,
     strip_fence,
 )
-from .registry import register
-from .result import Grade, verdict
+from graders.registry import register
+from graders.result import Grade, verdict
 
 SIGNATURE = f"valid_json|fence:tolerated|numbers:finite|max_depth:{MAX_DEPTH}"
 

@@ -19,11 +19,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graders.batch import score_frame  # noqa: E402
-from graders.compare import compare_scored  # noqa: E402
+from graders.scoring.batch import score_frame  # noqa: E402
+from graders.compare.comparison import compare_scored  # noqa: E402
 from graders.config import GraderConfig, RunConfig  # noqa: E402
-from graders.pairgen import WORDS  # noqa: E402
-from graders.rows import LeftOut, Prepared  # noqa: E402
+from graders._testing import WORDS  # noqa: E402
+from graders.scoring.rows import LeftOut, Prepared  # noqa: E402
 
 
 def main() -> None:

@@ -58,7 +58,7 @@ def main() -> None:
     args = ap.parse_args()
     from streamlit.testing.v1 import AppTest
 
-    from graders.readers import read_results
+    from graders.readers.files import read_results
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "rows.csv"

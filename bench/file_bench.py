@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from graders.pairgen import WORDS  # noqa: E402
+from graders._testing import WORDS  # noqa: E402
 
 ALL_TWELVE = {
     "graders": [
@@ -134,12 +134,12 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import graders.cli, graders.pipeline"], check=True)
     print(f"import (a fresh interpreter)    {time.perf_counter() - t:6.2f} s")
-    from graders.batch import default_workers, score_to_csv
+    from graders.scoring.batch import default_workers, score_to_csv
     from graders.config import RunConfig
     from graders.pipeline import resolve_mapping
-    from graders.readers import read_results
-    from graders.rows import prepare
-    from graders.summary import summarize
+    from graders.readers.files import read_results
+    from graders.scoring.rows import prepare
+    from graders.scoring.summary import summarize
 
     n_workers = workers or default_workers()
     for label, cfg_dict in (("all twelve", ALL_TWELVE), ("cheap four", CHEAP_FOUR)):
@@ -169,7 +169,10 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
 def _run_without_probe_or_explanations(argv: list[str]) -> None:
     """``gradeboard score`` (``argv``) with the string graders' probe and the cheap four's
     explanations patched out, in this process (the forked workers inherit the patches)."""
-    from graders import cli, contains, exact, normalized, registry
+    from graders import cli, registry
+    from graders.metrics import contains
+    from graders.metrics import exact
+    from graders.metrics import normalized
 
     def no_probe(check, refs, outputs, **params):
         return [None] * len(outputs)
@@ -264,11 +267,11 @@ def main() -> None:
         print(f"cheap four: {results['cheap four']:.2f} s (target < 2 s)")
         # Per-grader split, in this process, one worker.
         print("per-grader split (in-process, 1 worker, scoring only: no preparing, writing or summary):")
-        from graders.batch import score_frame
+        from graders.scoring.batch import score_frame
         from graders.config import RunConfig
         from graders.pipeline import resolve_mapping
-        from graders.readers import read_results
-        from graders.rows import prepare
+        from graders.readers.files import read_results
+        from graders.scoring.rows import prepare
 
         t = time.perf_counter()
         file = read_results(data)

@@ -21,7 +21,7 @@ import bleu_chrf_speed  # noqa: E402
 import json_schema_speed  # noqa: E402
 import rouge_f1_speed  # noqa: E402
 
-from graders.pairgen import pairs as generate  # noqa: E402
+from graders._testing import pairs as generate  # noqa: E402
 
 TARGETS = {"bleu": 3.0, "chrf": 2.0, "rouge_l": 10.0, "token_f1": 2.0, "json_schema": 20.0}
 REFERENCES = {
@@ -44,7 +44,7 @@ def main() -> None:
         "token_f1": lambda: rouge_f1_speed.bench_token_f1(pairs),
         "json_schema": lambda: json_schema_speed.bench_json_schema(outputs, json_schema_speed.SCHEMA),
     }
-    print(f"{n:,} pairs per grader (graders.pairgen seed 2024; JSON outputs for json_schema)")
+    print(f"{n:,} pairs per grader (graders._testing seed 2024; JSON outputs for json_schema)")
     print(f"{'grader':<12}{'ours rows/s':>13}{'ref rows/s':>13}{'ratio':>8}{'target':>8}  reference")
     for name, run in runs.items():
         ours, ref = run()

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jsonschema  # noqa: E402
 
-from graders import json_schema  # noqa: E402
+from graders.metrics import json_schema  # noqa: E402
 from graders.registry import REGISTRY, resolve_params, run  # noqa: E402
 
 SCHEMA = {

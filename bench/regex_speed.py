@@ -3,8 +3,8 @@ in the same run, and a catastrophic pattern over 10,000 rows.
 
     python bench/regex_speed.py [N]
 
-Prints rows per second for ``graders.ecma.match_many`` (the engine alone) and for
-``regex_grader.grade_many`` (grades with explanations and the near-miss probe), beside the
+Prints rows per second for ``graders.engines.regex.match_many`` (the engine alone) and for
+``graders.metrics.regex.grade_many`` (grades with explanations and the near-miss probe), beside the
 same two calls of the project before V8 (``regress`` in a worker process, commit
 ``BEFORE``, run from ``git archive`` in a subprocess, when git and regress are here), and
 Python's ``re`` in-process as a floor; then the wall time of ``(a+)+$`` over 10,000 rows
@@ -24,16 +24,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from graders import ecma  # noqa: E402
-from graders.pairgen import pairs as generate  # noqa: E402
-from graders.regex_grader import COLUMN_MAX_TIMEOUTS, grade_many  # noqa: E402
+from graders.engines import regex as ecma  # noqa: E402
+from graders._testing import pairs as generate  # noqa: E402
+from graders.metrics.regex import COLUMN_MAX_TIMEOUTS, grade_many  # noqa: E402
 
 PATTERNS = [(r"\d+", "anywhere"), (r"^(?:the|a|an)\b", "start"), (r"[\s\S]*\.", "whole"), (r"refund|return", "anywhere")]
 
 
 def best(fn, outputs: list[str], repeat: int = 3) -> float:
     """Best of ``repeat`` runs of ``fn(texts)``, each on fresh copies of the texts: V8 keeps
-    the texts it was last given (graders.ecma.STORE_CHARS), and a first pass over a column
+    the texts it was last given (graders.engines.regex.STORE_CHARS), and a first pass over a column
     is what a run pays."""
     times = []
     for _ in range(repeat):
@@ -48,9 +48,9 @@ BEFORE = "4877948"  # the last commit on regress and the worker process
 ROOT = Path(__file__).resolve().parent.parent
 _OLD = """
 import json, sys, time
-from graders import ecma
-from graders.pairgen import pairs
-from graders.regex_grader import COLUMN_MAX_TIMEOUTS, grade_many
+from graders.engines import regex as ecma
+from graders._testing import pairs
+from graders.metrics.regex import COLUMN_MAX_TIMEOUTS, grade_many
 n, patterns = int(sys.argv[1]), json.loads(sys.argv[2])
 outputs = [o for _, o in pairs(n, seed=2024)]
 out = []
@@ -84,7 +84,7 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
     outputs = [out for _, out in generate(n, seed=2024)]
     old = before(n) or [(float("nan"), float("nan"))] * len(PATTERNS)
-    print(f"{n:,} outputs (graders.pairgen seed 2024), best of 3, time limit 1 s; engine {ecma.engine_version()}; "
+    print(f"{n:,} outputs (graders._testing seed 2024), best of 3, time limit 1 s; engine {ecma.engine_version()}; "
           f"before: {BEFORE} (regress in a worker process)")
     print(f"{'pattern':<22}{'at':<10}{'V8 rows/s':>11}{'before':>11}{'ratio':>7}"
           f"{'grades/s':>11}{'before':>11}{'ratio':>7}{'re/s':>12}")

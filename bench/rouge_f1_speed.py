@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from squad_v11 import f1_score, metric_max_over_ground_truths, normalize_answer  # noqa: E402  (the script, verbatim)
 
 from graders import grade  # noqa: E402
-from graders.pairgen import pairs as generate_pairs  # noqa: E402
+from graders._testing import pairs as generate_pairs  # noqa: E402
 
 
 
@@ -78,7 +78,7 @@ def bench_token_f1(pairs):
 def main(argv: list[str]) -> None:
     n = int(argv[1]) if len(argv) > 1 else 20_000
     pairs = list(generate_pairs(n, seed=2024))
-    print(f"{n:,} generated pairs (graders.pairgen, seed 2024)")
+    print(f"{n:,} generated pairs (graders._testing, seed 2024)")
     print(f"{'grader':<10} {'ours rows/s':>12} {'ref rows/s':>12} {'ratio':>7}  reference")
     for name, bench, label in (
         ("rouge_l", bench_rouge, "rouge_score RougeScorer rougeL"),

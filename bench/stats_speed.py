@@ -1,4 +1,4 @@
-"""Speed of the A-versus-B statistics (graders.stats) at the issue-4 size.
+"""Speed of the A-versus-B statistics (graders.stats.paired) at the issue-4 size.
 
     python bench/stats_speed.py [N] [--reference]     # N paired cases, default 100,000
 
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from graders.stats import summarize_pair, summarize_pairs  # noqa: E402
+from graders.stats.paired import summarize_pair, summarize_pairs  # noqa: E402
 
 
 def metrics(n: int, continuous: int, seed: int = 0) -> dict[str, dict[str, np.ndarray]]:

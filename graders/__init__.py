@@ -15,11 +15,11 @@ from __future__ import annotations
 import textwrap
 
 # Importing a grader module registers it.
-from graders import (  # noqa: F401
+from graders.metrics import (  # noqa: F401
     exact,
     normalized,
     contains,
-    regex_grader,
+    regex,
     numeric,
     json_schema,
     valid_json,
@@ -29,8 +29,8 @@ from graders import (  # noqa: F401
     rouge_l,
     chrf,
 )
-from graders.bleu import corpus_bleu
-from graders.chrf import corpus_chrf
+from graders.metrics.bleu import corpus_bleu
+from graders.metrics.chrf import corpus_chrf
 from graders.registry import REGISTRY, grade
 from graders.result import Grade
 

@@ -117,7 +117,7 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 def _read(args: argparse.Namespace) -> Any:
-    from graders.readers import DEFAULT_MAX_BYTES, ResultsFileError, read_results
+    from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFileError, read_results
 
     if args.max_mb is not None and not (math.isfinite(args.max_mb) and args.max_mb > 0):
         raise BadInput(f"--max-mb takes a number of MB > 0, not {args.max_mb:g}")
@@ -173,7 +173,7 @@ def _output(path: str) -> Iterator[TextIO]:
     without an error and removed when it does not (the old file stays as it was); anything
     else (a link, a device, a named pipe) written through (``batch.replaced_whole``). UTF-8,
     a lone surrogate as its backslash escape."""
-    from graders.batch import replaced_whole
+    from graders.scoring.batch import replaced_whole
 
     if path == STDOUT:
         yield sys.stdout
@@ -248,7 +248,7 @@ def _check_gates(gates: Sequence[tuple[str, float]], config: Any) -> None:
 
 
 def _workers(args: argparse.Namespace) -> int:
-    from graders.batch import default_workers
+    from graders.scoring.batch import default_workers
 
     if args.workers is None:
         return default_workers()
@@ -259,8 +259,8 @@ def _workers(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from graders.pipeline import resolve_mapping, score_prepared
-    from graders.summary import summary_text
-    from graders.rows import MappingError
+    from graders.scoring.summary import summary_text
+    from graders.scoring.rows import MappingError
 
     gates = _parse_gates(args.fail_under)
     to_stderr = _report_to_stderr(args)
@@ -320,7 +320,7 @@ def _report(show: Any, what: Any, to_stderr: bool = False) -> None:
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
-    from graders.rows import report_lines
+    from graders.scoring.rows import report_lines
 
     lo = summary["left_out"]
     n = summary["cases"]
@@ -347,8 +347,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from graders.compare import CompareError, compare_file, write_comparison
-    from graders.summary import summary_text
+    from graders.compare.comparison import CompareError, compare_file, write_comparison
+    from graders.scoring.summary import summary_text
 
     if not MIN_RESAMPLES <= args.resamples <= MAX_RESAMPLES:
         raise BadInput(f"--resamples takes a whole number from {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,}, not {args.resamples}")

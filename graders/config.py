@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from graders.jsonparse import encodable
+from graders.engines.jsonparse import encodable
 from graders.registry import get_spec, resolve_params
 
 # The pass-or-fail graders the overall row summarizes (SPEC §5); valid_json is not one.
@@ -35,7 +35,7 @@ def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
     call (status ``error``, SPEC §3); a configuration refuses them once, so that the
     dashboard's form and the command line run the same graders."""
     if name == "regex":
-        from graders.ecma import RegexSyntaxError, check_pattern, parse_flags
+        from graders.engines.regex import RegexSyntaxError, check_pattern, parse_flags
 
         try:
             parse_flags(resolved["flags"])
@@ -46,7 +46,7 @@ def unusable(name: str, resolved: Mapping[str, Any]) -> str | None:
         problem = check_pattern(resolved["pattern"], resolved["flags"])
         return f"the pattern of grader 'regex' is refused: {problem}" if problem else None
     if name == "json_schema":
-        from graders.json_schema import compile_schema
+        from graders.metrics.json_schema import compile_schema
 
         found = compile_schema(resolved["schema"]).problem
         return f"the schema of grader 'json_schema' cannot be used: {found.explanation}" if found and found.status == "error" else None

@@ -135,7 +135,7 @@ def _check_value(grader: str, p: Param, value: Any) -> Any:
             raise ValueError(f"{where} must be a string, not {value!r}")
         return value
     if p.kind == "pipeline":
-        from graders.text import resolve_pipeline
+        from graders.text.normalize import resolve_pipeline
 
         if not isinstance(value, (str, list, tuple)) or any(not isinstance(s, str) for s in value):
             raise ValueError(f"{where} must be 'squad' or a list of step names, not {value!r}")

@@ -2,8 +2,8 @@
 
 Load a file (wide: output and output_b; long: two versions), map its columns, pick graders,
 then read the metric table, the charts, the grader-sensitivity ladder and the rows where A
-and B disagree. Figures come from ``graders.compare`` / ``graders.sensitivity``; tables
-from ``graders.compare_view``; charts from ``graders.compare_charts``.
+and B disagree. Figures come from ``graders.compare.comparison`` / ``graders.explore.sensitivity``; tables
+from ``ui.present.compare_tables``; charts from ``ui.present.compare_charts``.
 
 Session state set here (besides ``ui.loading``'s and ``ui.graders_form``'s ``gb_w_compare_*``):
 
@@ -33,17 +33,17 @@ import pandas as pd
 import streamlit as st
 
 from graders import GRADER_NAMES
-from graders import compare_charts as charts
-from graders.compare import CompareError, Comparison, compare_prepared, write_comparison
-from graders.compare_view import (
+from ui.present import compare_charts as charts
+from graders.compare.comparison import CompareError, Comparison, compare_prepared, write_comparison
+from ui.present.compare_tables import (
     REVIEW_LABELS, REVIEWS, metric_label, metric_table, pair_detail, pass_counts, pass_rate_label, pass_rate_url,
     reading_css, review_note, review_rows,
 )
 from graders.config import ConfigError, RunConfig
 from graders.registry import REGISTRY
-from graders.rows import MappingError, Prepared
-from graders.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
-from graders.summary import summary_text
+from graders.scoring.rows import MappingError, Prepared
+from graders.explore.sensitivity import LADDER, default_ladder, grader_dependence, ladder_order, metric_frame, sensitivity
+from graders.scoring.summary import summary_text
 from ui import display, graders_form, guide, in_app, keep_selection_if_listed, loading, scoring, views
 from ui.detail import row_detail
 
@@ -55,7 +55,7 @@ DEFAULT_GRADERS = tuple(n for n in GRADER_NAMES if not any(p.required for p in R
 REVIEW_ROWS = 1000
 PERSIST = graders_form.PERSIST  # this page's gb_w_ widgets keep their values across pages
 # Large files are scored in the Score page's worker processes, forked from its forkserver
-# (safe beside Streamlit's threads; graders._forkserver_init keeps them from re-running the
+# (safe beside Streamlit's threads; graders.scoring._forkserver_init keeps them from re-running the
 # page script). Files under batch.PARALLEL_MIN_ROWS rows are scored in this process.
 WORKERS = scoring.WORKERS
 START_METHOD = scoring.START_METHOD

@@ -33,11 +33,11 @@ import pandas as pd
 import streamlit as st
 
 from graders.config import ConfigError, GraderConfig, RunConfig
-from graders.export import config_snippet, pipeline_label, python_source, typescript_source
-from graders.normalized import pipeline_name
-from graders.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
-from graders.rows import MappingError, prepare
-from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
+from graders.explore.export import config_snippet, pipeline_label, python_source, typescript_source
+from graders.metrics.normalized import pipeline_name
+from graders.explore.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
+from graders.scoring.rows import MappingError, prepare
+from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
 from ui import count, display, in_app, views
 from ui.loading import carry_mapping, load_file_widget, mapping_widget, read_flags
 
@@ -277,7 +277,7 @@ else:
 # ----------------------------------------------------------------------------- export
 st.header("Export")
 st.caption("Both functions reproduce the library exactly: tested on every code point and on generated "
-           "strings against graders.text (the TypeScript in Node.js).")
+           "strings against graders.text.normalize (the TypeScript in Node.js).")
 py_tab, ts_tab, cfg_tab = st.tabs(["Python", "TypeScript", "Configuration"])
 with py_tab:
     source = python_source(steps)

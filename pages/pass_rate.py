@@ -20,7 +20,7 @@ from urllib.parse import quote, urlencode
 import pandas as pd
 import streamlit as st
 
-from graders.stats import normal_quantile, plain_digits, wilson_interval
+from graders.stats.paired import normal_quantile, plain_digits, wilson_interval
 from ui import display, in_app
 
 in_app()

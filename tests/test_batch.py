@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from graders import GRADER_NAMES, grade
-from graders.batch import Cancelled, grade_column, overall_grade, score_frame, write_scored, SCORED_COLUMNS
+from graders.scoring.batch import Cancelled, grade_column, overall_grade, score_frame, write_scored, SCORED_COLUMNS
 from graders.config import ConfigError, GraderConfig, RunConfig
-from graders.pairgen import pairs
-from graders.summary import summarize
+from graders._testing import pairs
+from graders.scoring.summary import summarize
 
 PARAMS = {
     "regex": {"pattern": "(?:^|\\s)the\\b", "flags": ""},
@@ -199,7 +199,7 @@ def test_an_assertion_number_keeps_its_source_spelling(tmp_path):
 def test_a_regex_assertion_without_a_pattern_is_an_error_not_a_match_of_anything(kind):
     """No value and no expected answer: no pattern at all, never the empty one (which
     matches every output); not- leaves the error as it is."""
-    from graders.assertions import run_assertion
+    from graders.scoring.assertions import run_assertion
 
     g, meta = run_assertion({"type": kind}, (), "anything")
     assert (g.status, g.passed) == ("error", None) and "no pattern" in g.explanation
@@ -252,7 +252,7 @@ def test_scored_csv_quotes_what_a_reader_would_split(cell):
     (["q\ud800"], ["q\\ud800"]),               # a lone surrogate, to a path, as its escape
 ], ids=["empty in one column", "None and NaN", "CR and CRLF", "lone surrogate"])
 def test_write_csv_one_column_reads_back(tmp_path, cells, back):
-    from graders.batch import write_csv
+    from graders.scoring.batch import write_csv
 
     out = tmp_path / "one.csv"
     write_csv(pd.DataFrame({"cell": pd.Series(cells, dtype=object)}), out, ["cell"])
@@ -266,7 +266,7 @@ def test_parallel_equals_serial_and_progress_reports():
     seen = []
     serial = score_frame(rows, cfg, workers=1, chunk_rows=500, progress=lambda d, t: seen.append((d, t)))
     assert seen[0] == (0, len(rows)) and seen[-1] == (len(rows), len(rows))
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     old = b.PARALLEL_MIN_ROWS
     b.PARALLEL_MIN_ROWS = 1
@@ -284,7 +284,7 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
     import sys
     import types
 
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     marker = tmp_path / "ran"
     script = tmp_path / "page.py"
@@ -319,8 +319,8 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     scores and near misses in the frame's order, so the summaries are equal. The first
     chunks hold assertions (one of a kind no grader knows); the others are grids (each
     row's scorers in turn), whose row cells are quoted once per row."""
-    import graders.batch as b
-    from graders.summary import score_values, unknown_assertion_kinds
+    import graders.scoring.batch as b
+    from graders.scoring.summary import score_values, unknown_assertion_kinds
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(700, seed=12) + [(["x"], 'a "quoted",\r\nline'), (["é"], "NA")]
@@ -355,7 +355,7 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
 @pytest.mark.parametrize("graders", [(), ("exact",)])
 def test_score_to_csv_of_assertions_alone_and_of_no_rows(graders):
     """No grader but the rows' assertions: their lines alone; no rows: the header alone."""
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     rows = rows_of([(["a"], "a b"), (["b"], "c"), (["c"], "c")])
     rows["assertions"] = [({"type": "contains", "value": "b"},), (), ({"type": "equals", "value": "c"}, {"type": "icontains", "value": "C"})]
@@ -374,7 +374,7 @@ def test_score_to_csv_of_assertions_alone_and_of_no_rows(graders):
 def test_score_to_csv_streams_to_a_path_and_renames_it_into_place(monkeypatch, tmp_path, workers):
     """Chunks go to a temporary file beside the target in row order, whatever order the
     workers finish in; the target appears whole, with open()'s permissions, at the end."""
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     rows = rows_of(mixed_pairs(900, seed=5))
@@ -394,7 +394,7 @@ def test_score_to_csv_copies_spooled_chunks_by_reading_when_the_kernel_copy_fail
     is refused (another file system, an old kernel) they are read and written instead."""
     import errno
 
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     refused = []
@@ -415,7 +415,7 @@ def test_score_to_csv_copies_spooled_chunks_by_reading_when_the_kernel_copy_fail
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_cancelled_leaves_the_target_alone(monkeypatch, tmp_path, workers):
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     rows = rows_of(mixed_pairs(600, seed=1))
@@ -430,7 +430,7 @@ def test_score_to_csv_cancelled_leaves_the_target_alone(monkeypatch, tmp_path, w
 
 
 def test_score_to_csv_into_a_missing_directory_fails_before_scoring(tmp_path):
-    import graders.batch as b
+    import graders.scoring.batch as b
 
     rows = rows_of(mixed_pairs(50, seed=1))
     scored = []
@@ -442,7 +442,7 @@ def test_score_to_csv_into_a_missing_directory_fails_before_scoring(tmp_path):
 @pytest.mark.parametrize("workers", [1, 2])
 def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, workers):
     """Corpus BLEU and chrF summed from the rows' statistics equal a second pass over the corpus."""
-    import graders.batch as b
+    import graders.scoring.batch as b
     from graders import corpus_bleu, corpus_chrf
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
@@ -478,7 +478,7 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
 @pytest.mark.parametrize("how", ["score_to_csv", "score_frame", "score_frame forkserver"])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers, how):
-    import graders.batch as b
+    import graders.scoring.batch as b
     from graders import corpus_bleu, corpus_chrf
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
@@ -509,7 +509,7 @@ def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers
 def test_summary_counts_equal_counting_each_group():
     """The summary's per-scorer and per-system figures (counted over arrays) equal
     ``scorer_stats`` over each ``groupby`` part, empty scores and near misses included."""
-    from graders.summary import scorer_stats
+    from graders.scoring.summary import scorer_stats
 
     data = mixed_pairs(500, seed=3) + [(["x"], "")] * 3
     rows = pd.concat([rows_of(data).assign(system="v1"), rows_of(data[::-1]).assign(system="v2")], ignore_index=True)
@@ -589,7 +589,7 @@ def test_config_round_trips():
 
 
 def test_thresholds_applied_later_equal_scoring_with_them():
-    from graders.batch import apply_thresholds, split_thresholds
+    from graders.scoring.batch import apply_thresholds, split_thresholds
 
     rows = rows_of(mixed_pairs(300, seed=4))
     cfg = config_of("exact", "token_f1", "bleu", "rouge_l", "chrf", "json_fields", overall="any",
@@ -620,9 +620,9 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it():
 
 
 def test_with_output_gives_the_column_include_output_gives():
-    from graders.batch import scored_csv_bytes, with_output
+    from graders.scoring.batch import scored_csv_bytes, with_output
     from graders.pipeline import score_prepared
-    from graders.readers import read_results
+    from graders.readers.files import read_results
 
     file = read_results(b"id,expected,output,output_b\n1,a,a,b\n2,x,\"y, z\",x\n3,q,,q\n")
     cfg = config_of("exact", "contains", overall="any")
@@ -642,9 +642,9 @@ def test_with_output_gives_the_column_include_output_gives():
 def test_with_output_joins_rows_whatever_their_text(content):
     """The dashboard's downloads join the output back by (record, system): a MultiIndex
     of the systems raised on a lone surrogate."""
-    from graders.batch import with_output
+    from graders.scoring.batch import with_output
     from graders.pipeline import score_prepared
-    from graders.readers import read_results
+    from graders.readers.files import read_results
 
     file = read_results(content)
     cfg = config_of("exact")
@@ -657,8 +657,8 @@ def test_with_output_joins_rows_whatever_their_text(content):
 
 def test_score_prepared_takes_rows_already_prepared():
     from graders.pipeline import resolve_mapping, score_prepared
-    from graders.readers import read_results
-    from graders.rows import prepare
+    from graders.readers.files import read_results
+    from graders.scoring.rows import prepare
 
     file = read_results(b"id,expected,output\n1,a,a\n2,b,B\n,c,c\n")
     cfg = config_of("exact", "normalized")
@@ -685,8 +685,8 @@ def test_deferred_explanations_filled_in_equal_scoring_with_them(monkeypatch, wo
     """explain=False changes nothing but the explanations (None, every row of a deferring
     grader) and those graders' facts; explain_rows gives back the cells explain=True gives,
     for the whole frame or any slice of it, across systems, repeats and several references."""
-    import graders.batch as batch
-    from graders.batch import explain_rows
+    import graders.scoring.batch as batch
+    from graders.scoring.batch import explain_rows
 
     monkeypatch.setattr(batch, "PARALLEL_MIN_ROWS", 10)
     data = mixed_pairs(300, seed=11) + [(["7", "seven"], "It is 7."), (["ab", "b"], "xb"), (["", "a"], " A")]
@@ -717,7 +717,7 @@ def test_deferred_numeric_details_still_feed_the_tolerance_sweep():
 
 
 def test_explain_rows_names_a_grader_missing_from_the_configuration():
-    from graders.batch import explain_rows
+    from graders.scoring.batch import explain_rows
 
     rows = rows_of([(["a"], "b")])
     bare = score_frame(rows, config_of("exact"), explain=False)

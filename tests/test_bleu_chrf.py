@@ -15,9 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from graders import bleu, chrf, corpus_bleu, corpus_chrf, grade
-from graders.pairgen import pairs
-from graders.tokenizer_13a import tokenize_13a
+from graders import corpus_bleu, corpus_chrf, grade
+
+from graders.metrics import bleu
+
+from graders.metrics import chrf
+from graders._testing import pairs
+from graders.text.tokenizer_13a import tokenize_13a
 
 TOL = 1e-9
 SB_13A = Tokenizer13a()
@@ -207,7 +211,7 @@ def test_large_alphabets_fall_back_to_dicts():
 
 
 def _column_equals_rows(name, rows, threshold=None):
-    from graders.batch import grade_column
+    from graders.scoring.batch import grade_column
     from graders.config import GraderConfig
 
     params = {} if threshold is None else {"threshold": threshold}
@@ -240,7 +244,7 @@ def test_column_form_equals_grade_on_any_text(rows, threshold):
 def test_dense_ranks_are_uniques_inverse_plus_one(values):
     import numpy as np
 
-    from graders.ngrams import dense_ranks
+    from graders.text.ngrams import dense_ranks
 
     for dtype in (np.int64, np.uint32):
         a = np.asarray(values, dtype=dtype)
@@ -251,9 +255,9 @@ def test_dense_ranks_are_uniques_inverse_plus_one(values):
 
 @pytest.mark.parametrize("key_limit", [2**62, 2**16], ids=["direct keys", "ranked keys"])
 def test_column_form_equals_grade_on_generated_pairs(monkeypatch, key_limit):
-    import graders.ngrams
+    import graders.text.ngrams
 
-    monkeypatch.setattr(graders.ngrams, "_KEY_LIMIT", key_limit)
+    monkeypatch.setattr(graders.text.ngrams, "_KEY_LIMIT", key_limit)
     rows = PAIRS[:1500] + list(HAND.values()) + [(["", "the cat"], "a cat"), (["東京 タワー"] * 2, "東京"), ([], "no reference")]
     for name in ("chrf", "bleu"):
         _column_equals_rows(name, rows, threshold=0.5)

@@ -1,4 +1,4 @@
-"""Chart data (graders.charts) and the numeric tolerance sweep (graders.sweeps)."""
+"""Chart data (ui.present.charts) and the numeric tolerance sweep (graders.explore.sweeps)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from graders import charts, grade
+from graders import grade
+
+from ui.present import charts
 from graders.config import load_config
 from graders.pipeline import score_file
-from graders.sweeps import critical_tolerances, numeric_tolerance_sweep
+from graders.explore.sweeps import critical_tolerances, numeric_tolerance_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 DESK = ROOT / "sample_data" / "returns_desk.csv"
@@ -203,7 +205,7 @@ LONG = "1" + "0" * 70
 def test_sweep_from_the_graders_details_equals_reading_the_rows(vary, fixed, read):
     """The dashboard hands the sweep the numeric grader's details; single-reference rows are
     then not read again. Same critical tolerances either way, long numerals included."""
-    from graders.batch import score_frame
+    from graders.scoring.batch import score_frame
     from graders.config import GraderConfig, RunConfig
 
     cases = CASES + [((LONG,), LONG[:-1] + "1", "whole"), ((LONG + ".5",), "x " + LONG, "last"),
@@ -230,7 +232,7 @@ def test_the_overall_row_is_labelled_as_the_counts_table_labels_it():
 
 
 def test_a_configured_tolerance_close_to_a_grid_value_has_its_own_tick():
-    from graders.sweeps import numeric_tolerance_sweep
+    from graders.explore.sweeps import numeric_tolerance_sweep
 
     rows = pd.DataFrame({"refs": [("1",), ("2",)], "output": ["2.0000001", "3.5"]})
     sweep = numeric_tolerance_sweep(rows, vary="abs_tol", abs_tol=1.0000001)

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from graders.cli import main
-from graders.compare import COMPARISON_COLUMNS, CompareError, compare_file
+from graders.compare.comparison import COMPARISON_COLUMNS, CompareError, compare_file
 from graders.config import GraderConfig, RunConfig
-from graders.readers import read_results
+from graders.readers.files import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +52,7 @@ def test_wide_hand_computed():
 
 def test_comparison_csv_columns(tmp_path):
     c = compare_file(read_results(WIDE), cfg("exact"), resamples=200)
-    from graders.compare import write_comparison
+    from graders.compare.comparison import write_comparison
 
     out = tmp_path / "c.csv"
     write_comparison(c, out)
@@ -176,8 +176,8 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
     Either way the figures and the paired rows equal one process's."""
     import random
 
-    import graders.batch as b
-    from graders.pairgen import WORDS
+    import graders.scoring.batch as b
+    from graders._testing import WORDS
 
     monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
     rng = random.Random(4)
@@ -286,7 +286,7 @@ def test_a_wide_file_with_versions_pairs_each_row_in_its_version(tmp_path):
     c = compare_file(read_results(content), cfg("exact"), resamples=200)
     assert c.prepared.left_out.total == 0 and c.metrics["exact"].stats.n == 4
     out = tmp_path / "c.csv"
-    from graders.compare import write_comparison
+    from graders.compare.comparison import write_comparison
 
     write_comparison(c, out)
     got = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -380,7 +380,7 @@ def test_the_difference_cell_has_no_last_bit_noise(tmp_path):
     f = tmp_path / "w.csv"
     rows.to_csv(f, index=False)
     c = compare_file(read_results(f), cfg("json_fields"), resamples=100)
-    from graders.compare import write_comparison
+    from graders.compare.comparison import write_comparison
 
     write_comparison(c, tmp_path / "c.csv")
     got = pd.read_csv(tmp_path / "c.csv", dtype=str, keep_default_na=False)
@@ -407,7 +407,7 @@ ODD_IDS = [
 @pytest.mark.parametrize("source", ["wide", "long"])
 @pytest.mark.parametrize("name,item,written", ODD_IDS, ids=[t[0] for t in ODD_IDS])
 def test_the_comparison_csv_reads_back_cell_for_cell(tmp_path, source, name, item, written):
-    from graders.compare import write_comparison
+    from graders.compare.comparison import write_comparison
 
     if source == "wide":
         records = [{"id": item, "expected": "a", "output": "a", "output_b": "b"},

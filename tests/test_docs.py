@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 MODULES = sorted(
-    p.stem for p in (ROOT / "graders").glob("*.py") if ">>>" in p.read_text(encoding="utf-8")
+    ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for p in (ROOT / "graders").rglob("*.py") if ">>>" in p.read_text(encoding="utf-8")
 )
 
 
@@ -38,7 +39,7 @@ def test_readme_bleu_signature_is_the_real_one():
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name, monkeypatch):
     monkeypatch.chdir(ROOT)
-    module = importlib.import_module(f"graders.{name}" if name != "__init__" else "graders")
+    module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
 

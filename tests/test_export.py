@@ -1,8 +1,8 @@
-"""The exported normalizers reproduce graders.text: Python by exec, TypeScript in Node.js.
+"""The exported normalizers reproduce graders.text.normalize: Python by exec, TypeScript in Node.js.
 
 The TypeScript runs in one Node process for the whole module (JSON lines in and out): the
 test strips the type annotations with a transform it controls (``strip_types``: the exact
-annotation spellings graders.export emits, nothing else), imports the result as an ES
+annotation spellings graders.explore.export emits, nothing else), imports the result as an ES
 module from a data: URL and calls ``normalize`` / ``normalizedMatch``.
 
 Strings are compared as UTF-16 code units, which is what a JavaScript string is: a Python
@@ -33,9 +33,9 @@ from hypothesis import strategies as st
 
 from graders import grade
 from graders.config import RunConfig
-from graders.export import UNICODE_VERSION, character_data, config_snippet, python_source, typescript_source
-from graders.pairgen import pairs
-from graders.text import SQUAD_PIPELINE, STEPS, WHITESPACE, compose
+from graders.explore.export import UNICODE_VERSION, character_data, config_snippet, python_source, typescript_source
+from graders._testing import pairs
+from graders.text.normalize import SQUAD_PIPELINE, STEPS, WHITESPACE, compose
 
 NODE = shutil.which("node")
 STEP_NAMES = tuple(STEPS)
@@ -171,7 +171,7 @@ def test_config_snippet_configures_the_same_grader():
 
 # ----------------------------------------------------------------------------- TypeScript
 
-# Every type annotation graders.export writes, spelled exactly; longest first.
+# Every type annotation graders.explore.export writes, spelled exactly; longest first.
 _TS_TYPES = (
     "string | readonly string[]",
     "ReadonlyArray<readonly [string, string]>",
@@ -186,7 +186,7 @@ _ANNOTATION = re.compile(r":\s(?:" + "|".join(map(re.escape, _TS_TYPES)) + r")(?
 
 
 def strip_types(ts: str) -> str:
-    """TypeScript as graders.export writes it -> JavaScript: drop the annotations in code lines."""
+    """TypeScript as graders.explore.export writes it -> JavaScript: drop the annotations in code lines."""
     return "\n".join(line if line.lstrip().startswith("//") else _ANNOTATION.sub("", line) for line in ts.split("\n"))
 
 

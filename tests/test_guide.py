@@ -115,7 +115,7 @@ def test_defaults_the_prose_states():
 
 
 def test_normalization_steps_and_squad_order():
-    from graders.text import SQUAD_PIPELINE, STEPS, WHITESPACE
+    from graders.text.normalize import SQUAD_PIPELINE, STEPS, WHITESPACE
 
     text = guide.GRADER_TEXT["normalized"]
     listed = codes(text[text.index("Steps:"):text.index("**Use the SQuAD pipeline**")])
@@ -126,7 +126,7 @@ def test_normalization_steps_and_squad_order():
 
 
 def test_probe_order_and_codes():
-    from graders.nearmiss import PROBE_CODES, PROBE_STEPS
+    from graders.metrics.nearmiss import PROBE_CODES, PROBE_STEPS
 
     assert codes(guide.PROBE_ORDER_TEXT) == list(PROBE_STEPS)
     assert guide.PROBE_ORDER_TEXT in guide.NEAR_MISS_TEXT
@@ -152,9 +152,9 @@ def test_token_f1_example_details():
 
 
 def test_stated_behaviours():
-    from graders.chrf import BETA, CHAR_ORDER
-    from graders.rouge_l import MAX_CELLS
-    from graders.schema_validation import DIALECTS
+    from graders.metrics.chrf import BETA, CHAR_ORDER
+    from graders.metrics.rouge_l import MAX_CELLS
+    from graders.engines.schema import DIALECTS
 
     assert MAX_CELLS == 25_000_000 and "25,000,000" in guide.GRADER_TEXT["rouge_l"]
     assert (CHAR_ORDER, BETA) == (6, 2)
@@ -177,7 +177,7 @@ def test_stated_behaviours():
 # --------------------------------------------------------------------------- score a file
 
 def test_assertion_kinds_listed_are_the_supported_set():
-    from graders.assertions import KNOWN_KINDS, run_assertion
+    from graders.scoring.assertions import KNOWN_KINDS, run_assertion
 
     listed = codes(guide.ASSERTION_KINDS_TEXT)
     assert sorted(listed) == sorted(KNOWN_KINDS) and len(listed) == len(set(listed))
@@ -192,7 +192,7 @@ def test_assertion_kinds_listed_are_the_supported_set():
 
 
 def test_left_out_reasons_are_the_code_reasons():
-    from graders.rows import EXPECTED_KINDS, LEFT_OUT_REASONS
+    from graders.scoring.rows import EXPECTED_KINDS, LEFT_OUT_REASONS
 
     assert re.findall(r"`([a-z -]+)`", guide.LEFT_OUT_TEXT) == list(LEFT_OUT_REASONS)
     assert "(not exact, any-of or label)" in guide.LEFT_OUT_TEXT and EXPECTED_KINDS == ("exact", "any-of", "label")
@@ -200,7 +200,7 @@ def test_left_out_reasons_are_the_code_reasons():
 
 
 def test_overall_graders_and_scored_columns():
-    from graders.batch import NO_BINARY_GRADER, SCORED_COLUMNS
+    from graders.scoring.batch import NO_BINARY_GRADER, SCORED_COLUMNS
     from graders.config import OVERALL_GRADERS
 
     assert codes(guide.OVERALL_GRADERS_TEXT) == list(OVERALL_GRADERS)
@@ -265,9 +265,9 @@ def test_nothing_is_sent_anywhere():
 # --------------------------------------------------------------------------- compare
 
 def test_holm_example_reproduces():
-    from graders.compare import compare_file
+    from graders.compare.comparison import compare_file
     from graders.config import RunConfig
-    from graders.readers import read_results
+    from graders.readers.files import read_results
 
     config = RunConfig.from_dict({"graders": [{"name": "exact"}, {"name": "token_f1"}]})
     ab = compare_file(read_results(ROOT / "sample_data" / "returns_ab_wide.csv"), config, workers=1)
@@ -280,9 +280,9 @@ def test_holm_example_reproduces():
 
 
 def test_statistics_as_described():
-    from graders import stats
-    from graders.compare import compare_prepared
-    from graders.sensitivity import ALPHA, LADDER, LADDER_PARAMS
+    from graders.stats import paired as stats
+    from graders.compare.comparison import compare_prepared
+    from graders.explore.sensitivity import ALPHA, LADDER, LADDER_PARAMS
 
     b, c = 4, 15
     tail = sum(math.comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c)
@@ -309,7 +309,7 @@ def test_statistics_as_described():
 
 def test_outcome_words_are_the_comparison_csv_values():
     answer = dict(guide.COMPARE_QUESTIONS)["How are wins, losses and ties counted?"]
-    source = (ROOT / "graders" / "compare.py").read_text(encoding="utf-8")
+    source = (ROOT / "graders" / "compare" / "comparison.py").read_text(encoding="utf-8")
     for word in codes(answer):
         assert f'"{word}"' in source
 
@@ -318,7 +318,7 @@ def test_outcome_words_are_the_comparison_csv_values():
 
 def _ui_source() -> str:
     files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"),
-             ROOT / "graders" / "compare_view.py"]
+             *(ROOT / "ui" / "present").glob("*.py")]
     return "\n".join(p.read_text(encoding="utf-8") for p in files if p.name != "guide.py")
 
 

@@ -1,7 +1,7 @@
 """The JSON graders (json_schema, valid_json, json_fields) and their shared parser.
 
 Golden comparisons call jsonschema's stock validators directly; ECMAScript pattern
-semantics come from graders.ecma (V8), checked on patterns Python's re reads
+semantics come from graders.engines.regex (V8), checked on patterns Python's re reads
 differently or refuses.
 """
 
@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from graders import grade
-from graders import json_schema as js
-from graders import jsonparse
-from graders.batch import JSON_PARSERS, score_frame
+from graders.metrics import json_schema as js
+from graders.engines import jsonparse
+from graders.scoring.batch import JSON_PARSERS, score_frame
 from graders.config import RunConfig
-from graders.jsonparse import (
+from graders.engines.jsonparse import (
     MAX_DEPTH,
     JSONParseError,
     json_equal,
@@ -982,7 +982,7 @@ def test_compact_table(value, limit, want):
 def test_below_threshold_includes_a_score_exactly_a_tenth_below(kept, threshold):
     """SPEC §4 "within 0.1 below": the boundary itself counts, whichever way threshold - 0.1
     rounds (0.8 - 0.1 is 0.7000000000000001); the batch path and apply_thresholds agree."""
-    from graders.batch import apply_thresholds, score_frame
+    from graders.scoring.batch import apply_thresholds, score_frame
     from graders.config import GraderConfig, RunConfig
 
     exp = json.dumps({str(i): i for i in range(10)})

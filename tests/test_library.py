@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders import GRADER_NAMES, Grade, grade
-from graders.compare import compare_file
+from graders.compare.comparison import compare_file
 from graders.config import ConfigError, GraderConfig, RunConfig, load_config
 from graders.pipeline import score_file, score_prepared
-from graders.readers import read_results
+from graders.readers.files import read_results
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 DESK, DESK_CONFIG, WIDE = SAMPLES / "returns_desk.csv", SAMPLES / "returns_desk.config.json", SAMPLES / "returns_ab_wide.csv"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from graders import grade
-from graders.numbers import read_number
+from graders.text.numbers import read_number
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_the_numbers_that_are_not_digits_are_unicodes_nl_and_no():
     import sys
     import unicodedata
 
-    from graders.numbers import NUMBERS_NOT_DIGITS, NUMBERS_NOT_DIGITS_UNICODE
+    from graders.text.numbers import NUMBERS_NOT_DIGITS, NUMBERS_NOT_DIGITS_UNICODE
 
     listed = {c for a, b in NUMBERS_NOT_DIGITS for c in range(a, b + 1)}
     assert all(unicodedata.category(chr(c)) in ("Nl", "No") for c in listed)

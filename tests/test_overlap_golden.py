@@ -5,7 +5,7 @@ import pytest
 import sacrebleu
 
 from graders import corpus_bleu, corpus_chrf, grade
-from graders.pairgen import pairs
+from graders._testing import pairs
 
 N = 5200
 PAIRS = list(pairs(N, seed=31337))

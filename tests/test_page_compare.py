@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from graders.readers import read_results  # noqa: E402
+from graders.readers.files import read_results  # noqa: E402
 
 PAGE = str(ROOT / "pages" / "compare.py")
 LONG_SAMPLE = "compare_sample_returns_ab_long.jsonl"  # ui.loading's sample button on this page

@@ -14,11 +14,11 @@ from streamlit.testing.v1 import AppTest
 
 from graders import cli
 from graders.columns import suggest_mapping
-from graders.export import config_snippet, python_source, typescript_source
-from graders.preview import pipeline_effect, preview_pairs
-from graders.readers import read_results
-from graders.rows import prepare
-from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE
+from graders.explore.export import config_snippet, python_source, typescript_source
+from graders.explore.preview import pipeline_effect, preview_pairs
+from graders.readers.files import read_results
+from graders.scoring.rows import prepare
+from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE
 from ui.loading import NONE_LABEL, ROLE_LABELS, SAMPLES as SAMPLE_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from graders.stats import wilson_interval
+from graders.stats.paired import wilson_interval
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "pass_rate.py")
@@ -204,6 +204,6 @@ def test_a_count_past_what_a_float_holds_is_one_error():
 
 
 def test_the_compare_pages_link_keeps_every_digit_of_the_confidence():
-    from graders.compare_view import pass_rate_url
+    from ui.present.compare_tables import pass_rate_url
 
     assert pass_rate_url(3, 4, confidence=0.9999999) == "pass_rate?k=3&n=4&confidence=0.9999999"

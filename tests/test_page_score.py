@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from graders import cli
-from graders.batch import scored_csv_bytes
+from graders.scoring.batch import scored_csv_bytes
 from ui import loading
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -275,7 +275,7 @@ def test_the_table_and_the_detail_explain_every_row_as_the_command_line_does():
     at.run()
     detail = [t.value for t in at.table if "Verdict" in t.value.columns][0]
     assert detail["Explanation"].map(lambda x: isinstance(x, str) and x != "").all()
-    from graders.batch import explain_rows
+    from graders.scoring.batch import explain_rows
     from ui.scoring import full_scored
 
     whole = full_scored(view(at))
@@ -671,7 +671,7 @@ def test_the_search_finds_what_the_page_shows():
 
 def test_the_near_miss_table_names_the_system_when_the_file_has_two():
     at = AppTest.from_file(str(ROOT / "pages" / "score.py"), default_timeout=120)
-    from graders.readers import read_results
+    from graders.readers.files import read_results
 
     data = b"id,expected,output,output_b\n1,Paris,Paris,paris\n2,Rome,Rome,Rome \n3,Oslo,Oslo,Oslo\n"
     at.session_state["gb_file"] = read_results(data, name="two.csv")

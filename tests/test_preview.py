@@ -1,13 +1,13 @@
-"""graders.preview: the normalizer builder's figures agree with the graders themselves."""
+"""graders.explore.preview: the normalizer builder's figures agree with the graders themselves."""
 
 from __future__ import annotations
 
 import pytest
 
 from graders import grade
-from graders.pairgen import pairs
-from graders.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
-from graders.text import DEFAULT_PIPELINE, SQUAD_PIPELINE, compose
+from graders._testing import pairs
+from graders.explore.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
+from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, compose
 
 DATA = list(pairs(400, seed=21))
 REFS = [refs for refs, _ in DATA]

@@ -9,8 +9,8 @@ import regex
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from graders import GRADER_NAMES, grade
-from graders import text
-from graders.tokenizer_13a import tokens_13a
+from graders.text import normalize as text
+from graders.text.tokenizer_13a import tokens_13a
 from graders.registry import get_spec
 
 OVERLAP = ("token_f1", "bleu", "rouge_l", "chrf")
@@ -102,10 +102,10 @@ ascii_texts = st.lists(ascii_parts, max_size=8).map("".join)
 @settings(max_examples=400, deadline=None)
 @given(ascii_texts, ascii_texts, st.sampled_from(["exact", "normalized", "contains"]))
 def test_probe_screen_never_hides_a_near_miss(expected, output, name):
-    from graders import nearmiss
-    from graders.contains import check_many as contains_check
-    from graders.exact import check_many as exact_check
-    from graders.normalized import check_many as normalized_check
+    from graders.metrics import nearmiss
+    from graders.metrics.contains import check_many as contains_check
+    from graders.metrics.exact import check_many as exact_check
+    from graders.metrics.normalized import check_many as normalized_check
 
     refs, outs = [(expected,)], [output]
     if name == "exact":
@@ -145,7 +145,7 @@ column_texts = st.lists(ascii_texts | st.sampled_from(["a\x00b", "\x00", "", "é
 @FAST
 @given(column_texts, column_texts, st.sampled_from(["any", "all"]), st.booleans())
 def test_column_screens_equal_the_pairwise_screens(a, b, require, several):
-    from graders import nearmiss
+    from graders.metrics import nearmiss
 
     n = min(len(a), len(b))
     outs = b[:n]
@@ -160,7 +160,7 @@ def test_column_screens_equal_the_pairwise_screens(a, b, require, several):
 @FAST
 @given(texts, st.integers(0, 80))
 def test_the_explanations_window_is_the_snippet(s, at):
-    from graders.exact import _window
+    from graders.metrics.exact import _window
 
     at = min(at, len(s))
     if not (len(s) <= 20 and s.isprintable()):

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graders import ecma
-from graders.ecma import (
+from graders.engines import regex as ecma
+from graders.engines.regex import (
     ErrorResult,
     MatchResult,
     RegexError,
@@ -29,8 +29,8 @@ from graders.ecma import (
     parse_flags,
     python_pattern_hint,
 )
-from graders.pairgen import pairs
-from graders.regex_grader import grade_many, signature
+from graders._testing import pairs
+from graders.metrics.regex import grade_many, signature
 from graders.registry import REGISTRY, grade
 
 CATASTROPHIC = r"^(a+)+$"

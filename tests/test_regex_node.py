@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.ecma import ErrorResult, MatchResult, check_pattern, match_many
+from graders.engines.regex import ErrorResult, MatchResult, check_pattern, match_many
 
 FILES = Path(__file__).resolve().parent / "files"
 GOLDEN = json.loads((FILES / "regex_node_golden.json").read_text(encoding="utf-8"))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from graders.columns import ALIASES, ROLES, suggest_mapping
-from graders.readers import read_results
-from graders.rows import LEFT_OUT_REASONS, ROW_COLUMNS, MappingError, prepare
+from graders.readers.files import read_results
+from graders.scoring.rows import LEFT_OUT_REASONS, ROW_COLUMNS, MappingError, prepare
 
 FILES = Path(__file__).resolve().parent / "files"
 

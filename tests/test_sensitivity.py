@@ -5,11 +5,11 @@ import math
 import pytest
 
 from graders.columns import suggest_mapping
-from graders.compare import CompareError
+from graders.compare.comparison import CompareError
 from graders.config import GraderConfig
-from graders.readers import read_results
-from graders.rows import prepare
-from graders.sensitivity import (
+from graders.readers.files import read_results
+from graders.scoring.rows import prepare
+from graders.explore.sensitivity import (
     FRAME_COLUMNS, LADDER, default_ladder, grader_dependence, ladder_order, sensitivity,
 )
 

@@ -1,4 +1,4 @@
-"""graders.stats: every figure of the A-versus-B comparison (SPEC §8).
+"""graders.stats.paired: every figure of the A-versus-B comparison (SPEC §8).
 
 References: hand arithmetic (in the comments), exact rational arithmetic (fractions),
 scipy (a test dependency only), plain Python loops over the very same random draws, and
@@ -19,11 +19,11 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders import stats
-from graders.compare import compare_file
+from graders.stats import paired as stats
+from graders.compare.comparison import compare_file
 from graders.config import RunConfig
-from graders.readers import read_results
-from graders.stats import (
+from graders.readers.files import read_results
+from graders.stats.paired import (
     PairedSummary,
     holm_adjust,
     mcnemar_exact,
@@ -475,7 +475,7 @@ def enumerated_sign_flip(sums: list[int]) -> float:
 def test_whole_number_sign_flip_by_convolution_is_the_enumeration(sums):
     """Past 16 nonzero cases the convolution is the only exact route for whole-number sums;
     here, where both run, it is the enumeration of every sign pattern."""
-    from graders.stats import _sign_flip_exact_whole
+    from graders.stats.paired import _sign_flip_exact_whole
 
     assert _sign_flip_exact_whole(np.array(sums, dtype=float)) == pytest.approx(enumerated_sign_flip(sums), rel=1e-12)
 

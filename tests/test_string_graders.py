@@ -3,7 +3,7 @@
 import pytest
 
 from graders import grade
-from graders.text import squad_normalize
+from graders.text.normalize import squad_normalize
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_normalized_table(pipeline, expected, output, status):
 
 
 def test_trim_removes_exactly_the_29_python_whitespace_characters():
-    from graders.text import WHITESPACE
+    from graders.text.normalize import WHITESPACE
 
     assert WHITESPACE == "".join(chr(c) for c in range(0x110000) if chr(c).isspace())
     assert len(WHITESPACE) == 29
@@ -120,8 +120,8 @@ def test_trim_removes_exactly_the_29_python_whitespace_characters():
 
 
 def test_the_plain_space_is_the_only_printable_whitespace():
-    """What the whitespace steps' fast path (graders.text._join_runs) rests on."""
-    from graders.text import WHITESPACE, collapse_whitespace, underscore_join
+    """What the whitespace steps' fast path (graders.text.normalize._join_runs) rests on."""
+    from graders.text.normalize import WHITESPACE, collapse_whitespace, underscore_join
 
     assert [c for c in WHITESPACE if c.isprintable()] == [" "]
     for s, collapsed, joined in [("", "", ""), (" ", " ", "_"), (" a b ", " a b ", "_a_b_"), ("a  b", "a b", "a_b"),
@@ -132,12 +132,12 @@ def test_the_plain_space_is_the_only_printable_whitespace():
 def test_squad_pipeline_equals_the_squad_script():
     from squad_v11 import normalize_answer
 
-    from graders.pairgen import pairs
+    from graders._testing import pairs
 
     for refs, out in pairs(2000, seed=7):
         for s in (*refs, out):
             assert squad_normalize(s) == normalize_answer(s)
-    from graders.text import SQUAD_PIPELINE, STEPS
+    from graders.text.normalize import SQUAD_PIPELINE, STEPS
 
     def stepwise(s):
         for step in SQUAD_PIPELINE:
@@ -228,7 +228,7 @@ def test_seed_canberra_example():
 @pytest.mark.parametrize("steps", [("trim", "lower"), ("squad",), (), ("nfkc", "collapse_whitespace", "strip_quotes"),
                                    ("remove_articles", "remove_punctuation", "strip_trailing_punctuation")])
 def test_compose_column_equals_compose_text_by_text(steps):
-    from graders.text import SQUAD_PIPELINE, compose, compose_column
+    from graders.text.normalize import SQUAD_PIPELINE, compose, compose_column
 
     steps = SQUAD_PIPELINE if steps == ("squad",) else steps
     texts = ["  The Cat. ", "“quoted”", "a\u00a0b\tc", "ﬁne!", "", "x_y", "\ud800"]

@@ -9,10 +9,10 @@ from typing import Any, Iterable, Sequence
 import pandas as pd
 import streamlit as st
 
-from graders.exact import closest_reference
-from graders.nearmiss import PROBE_CODES
+from graders.metrics.exact import closest_reference
+from graders.metrics.nearmiss import PROBE_CODES
 from graders.result import score_text
-from graders.text import describe_char, first_difference, marked, visible
+from graders.text.normalize import describe_char, first_difference, marked, visible
 
 from . import count, display
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from graders.jsonparse import encodable
+from graders.engines.jsonparse import encodable
 
 __all__ = ["decomposed", "frame", "md", "numbers_as_text", "text"]
 

@@ -20,10 +20,10 @@ from typing import Any, Mapping
 import streamlit as st
 
 from graders.config import OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig
-from graders.ecma import check_pattern, python_pattern_hint
-from graders.json_schema import compile_schema
+from graders.engines.regex import check_pattern, python_pattern_hint
+from graders.metrics.json_schema import compile_schema
 from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
-from graders.text import SQUAD_PIPELINE, STEP_DESCRIPTIONS
+from graders.text.normalize import SQUAD_PIPELINE, STEP_DESCRIPTIONS
 
 from . import count
 

@@ -147,7 +147,7 @@ GRADER_PARAGRAPHS: dict[str, str] = {
     name: f"**{REGISTRY[name].label}** (`{name}`). {GRADER_TEXT[name]} {param_words(name)}" for name in GRADER_NAMES
 }
 
-# The probe's step order, as the text states it (tests: equal to graders.nearmiss.PROBE_STEPS).
+# The probe's step order, as the text states it (tests: equal to graders.metrics.nearmiss.PROBE_STEPS).
 PROBE_ORDER_TEXT = (
     "`trim`, `lowercase`, `nfkc`, `collapse_whitespace`, `strip_trailing_punctuation`, `underscore_join`, "
     "`strip_quotes`"
@@ -206,13 +206,13 @@ SCORE_HOW = (
     "`assert:<index>:<kind>` (index from 0)."
 )
 
-# The kinds the text lists (tests: graders.assertions.KNOWN_KINDS).
+# The kinds the text lists (tests: graders.scoring.assertions.KNOWN_KINDS).
 ASSERTION_KINDS_TEXT = (
     "`exact`, `equals`, `normalized`, `contains`, `icontains`, `contains-any`, `contains-all`, "
     "`icontains-any`, `icontains-all`, `starts-with`, `regex`, `is-json`, `json-schema`, `numeric`, "
     "`token-f1`, `bleu`, `rouge-l`, `chrf`"
 )
-# The reasons the text names, in the report's order (tests: graders.rows.LEFT_OUT_REASONS).
+# The reasons the text names, in the report's order (tests: graders.scoring.rows.LEFT_OUT_REASONS).
 LEFT_OUT_TEXT = (
     "`unreadable` (not a row), `no id`, `no output`, `no expected` (when a selected grader needs one), "
     "`bad repeat` (not a whole number ≥ 0), `unknown expected kind` (not exact, any-of or label), `bad any-of "

@@ -48,14 +48,14 @@ from typing import Any, Mapping
 import pandas as pd
 import streamlit as st
 
-from graders import charts
-from graders.batch import Cancelled, apply_thresholds, default_workers, explain_rows, split_thresholds, warm_forkserver
+from ui.present import charts
+from graders.scoring.batch import Cancelled, apply_thresholds, default_workers, explain_rows, split_thresholds, warm_forkserver
 from graders.config import RunConfig, mapping_dict
 from graders.pipeline import ScoreRun, score_prepared
-from graders.readers import ResultsFile
-from graders.rows import MappingError, Prepared, prepare
-from graders.summary import positions_by_value, scorer_stats
-from graders.sweeps import numeric_tolerance_sweep
+from graders.readers.files import ResultsFile
+from graders.scoring.rows import MappingError, Prepared, prepare
+from graders.scoring.summary import positions_by_value, scorer_stats
+from graders.explore.sweeps import numeric_tolerance_sweep
 
 from .views import haystack
 

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from graders import charts
-from graders.batch import explain_rows, scored_csv_bytes, with_output
-from graders.nearmiss import PROBE_CODES
+from ui.present import charts
+from graders.scoring.batch import explain_rows, scored_csv_bytes, with_output
+from graders.metrics.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
 from . import count, display, keep_selection_if_listed, page_link

@@ -1,0 +1,427 @@
+"""Model A versus model B (SPEC §8): a paired comparison that tells change from noise.
+
+Two sources: a wide file (an ``output`` and an ``output_b`` column; A and B are named
+after them) or a long file with a version column (two versions chosen, paired on
+(id, repeat)). Both sides are scored with the same configuration; per metric (each
+grader, and the overall row when on) the pairs where both sides have a score give mean
+A, mean B, wins (A higher), losses, ties, the paired mean difference A − B with a
+seeded bootstrap 95% interval (whole cases resampled when there are repeats), a p-value
+(exact McNemar for pass-or-fail graders, a sign-flip test otherwise), Holm-adjusted
+across the metrics, and the minimum detectable difference at this n. Cases present on
+one side only are counted and listed, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from graders.scoring.batch import score_frame, write_csv
+from graders.config import RunConfig, as_run_config, mapping_dict
+from graders.pipeline import resolve_mapping
+from graders.readers.files import ResultsFile, read_results
+from graders.registry import get_spec
+from graders.scoring.rows import Prepared, group_codes, prepare
+from graders.stats.paired import PairedSummary, holm_adjust, summarize_pairs, verdict_words
+from graders.scoring.summary import summarize, unknown_assertion_kinds
+from graders.text.normalize import quoted_name
+
+COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
+FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
+LISTED = 20  # how many unpaired keys are listed by name
+
+
+class CompareError(ValueError):
+    """A comparison that cannot be made; the message says why and what to choose."""
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    name: str
+    binary: bool
+    stats: PairedSummary
+    p_holm: float | None
+    words: str
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.stats
+
+        def num(x: Any) -> Any:
+            return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
+
+        return {
+            "binary": self.binary, "n": s.n, "n_cases": s.n_cases, "dropped": s.dropped,
+            "mean_a": num(s.mean_a), "mean_b": num(s.mean_b), "mean_diff": num(s.mean_diff),
+            "ci95": [num(s.ci_low), num(s.ci_high)], "wins": s.wins, "losses": s.losses, "ties": s.ties,
+            "sd_diff": num(s.sd_diff), "min_detectable_difference": num(s.mdd),
+            "clustered": s.clustered, "resamples": s.resamples,
+            "pass_rate_a": num(s.pass_rate_a), "pass_rate_a_ci95": list(s.pass_rate_a_ci) if s.pass_rate_a_ci else None,
+            "pass_rate_b": num(s.pass_rate_b), "pass_rate_b_ci95": list(s.pass_rate_b_ci) if s.pass_rate_b_ci else None,
+            "mcnemar_b": s.b, "mcnemar_c": s.c, "p_value": num(s.p_value), "p_method": s.p_method,
+            "p_holm": num(self.p_holm), "verdict": self.words,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    label_a: str
+    label_b: str
+    source: str  # "wide" | "long"
+    pairs: pd.DataFrame  # one row per (item, repeat, grader) seen on either side
+    metrics: Mapping[str, MetricComparison]
+    unpaired: Mapping[str, Any]
+    prepared: Prepared
+    scored: pd.DataFrame
+    resamples: int
+    seed: int
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    # BLEU's and chrF's corpus statistics per (scorer, system), as scoring summed them
+    statistics: Mapping[tuple[str, str], Any] = field(default_factory=dict)
+
+    def worse_beyond_interval(self, name: str) -> bool:
+        """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
+        s = self.metrics[name].stats
+        return s.n > 0 and math.isfinite(s.ci_high) and s.ci_high < 0
+
+    def worse(self, name: str, alpha: float = 0.05) -> bool:
+        """A is worse than B on ``name`` beyond noise, as the verdict words it: the 95%
+        interval of A − B below 0 and the Holm-adjusted p below ``alpha``. The interval
+        alone is not enough: when every pair differs the same way it has no width, even
+        on two cases (p = 0.5)."""
+        p = self.metrics[name].p_holm
+        return self.worse_beyond_interval(name) and p is not None and math.isfinite(p) and p < alpha
+
+    def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
+        """Paired rows for review: ``a_fails_b_passes``, ``a_passes_b_fails`` or ``disagree``
+        (a different verdict, or a different score for continuous graders)."""
+        p = self.pairs[self.pairs["paired"]]
+        if grader is not None:
+            p = p[p["grader"] == grader]
+        if kind == "a_fails_b_passes":
+            return p[(p["pass_a"] == "false") & (p["pass_b"] == "true")]
+        if kind == "a_passes_b_fails":
+            return p[(p["pass_a"] == "true") & (p["pass_b"] == "false")]
+        if kind == "disagree":
+            return p[(p["pass_a"] != p["pass_b"]) | (p["outcome"] != "tie")]
+        raise ValueError(f"unknown filter {kind!r}; valid filters: {', '.join(FILTERS)}")
+
+    def largest_drops(self, grader: str, k: int = 20) -> pd.DataFrame:
+        """The ``k`` pairs where A scores furthest below B on ``grader``."""
+        p = self.pairs[(self.pairs["grader"] == grader) & self.pairs["paired"] & (self.pairs["diff"] < 0)]
+        return p.sort_values(["diff", "item"], kind="stable").head(k)
+
+    def summary(self) -> dict[str, Any]:
+        """The comparison's figures (``metrics``), and beside them each side's own run summary
+        as ``gradeboard score`` writes it (SPEC §7): ``graders`` {A label, B label: per
+        grader graded, passed, failed, …}, ``corpus`` BLEU and chrF, ``unknown_assertions``."""
+        scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
+        graders = tuple(n for n in self.metrics if n != "overall")
+        sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics))
+        return {
+            "a": self.label_a, "b": self.label_b, "source": self.source,
+            "resamples": self.resamples, "seed": self.seed,
+            "clustered": any(m.stats.clustered for m in self.metrics.values()),
+            "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "graders": {side: sides["systems"].get(side, {}) for side in (self.label_a, self.label_b)},
+            "corpus": sides["corpus"],
+            "unknown_assertions": sides["unknown_assertions"],
+            "unpaired": dict(self.unpaired),
+            "left_out": self.prepared.left_out.to_dict(),
+            "config": dict(self.settings),
+        }
+
+    def report(self) -> str:
+        lines = [f"A = {self.label_a}, B = {self.label_b} ({self.source} file)"]
+        clustered = any(m.stats.clustered for m in self.metrics.values())
+        if clustered:
+            lines.append("Repeats found: intervals resample whole cases (cluster bootstrap).")
+        for name, m in self.metrics.items():
+            s = m.stats
+            lines.append(f"  {name:<12} n {s.n:>6}  A {s.mean_a:.4f}  B {s.mean_b:.4f}  "
+                         f"W/L/T {s.wins}/{s.losses}/{s.ties}  {m.words}" if s.n else f"  {name:<12} no pairs with both scores")
+        for side in ("a_only", "b_only"):
+            count = self.unpaired[side]["count"]
+            if count:
+                who = self.label_a if side == "a_only" else self.label_b
+                more = "…" if count > len(self.unpaired[side]["keys"]) else ""
+                lines.append(f"  {count} {'row' if count == 1 else 'rows'} only in {who}: "
+                             f"{', '.join(quoted_name(k) for k in self.unpaired[side]['keys'])}{more}")
+        lines += self.prepared.left_out.lines()
+        scorers = self.scored["scorer"].unique()
+        if any(str(x).startswith("assert:") for x in scorers):
+            lines.append("Per-row assertions are scored on each side (the summary's graders), not compared.")
+            unknown = unknown_assertion_kinds(self.scored, scorers)
+            if unknown:
+                lines.append("assertion kinds not run: " + ", ".join(f"{k} ×{v}" for k, v in unknown.items()))
+        return "\n".join(lines)
+
+
+_PASS_VALUE = {"true": 1.0, "false": 0.0}
+
+
+def _numeric(cells: pd.Series) -> np.ndarray:
+    """Score cells ("" = none) as floats, NaN for none; each distinct cell parsed once."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([float(u) if u else math.nan for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
+
+
+def _pass_numeric(cells: pd.Series) -> np.ndarray:
+    """Pass cells ("true" / "false" / "") as 1.0 / 0.0 / NaN."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([_PASS_VALUE.get(u, math.nan) for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
+
+
+def _version_names(versions: list[str]) -> str:
+    """Versions for a message, each as ``quoted_name`` shows it."""
+    return ", ".join(map(quoted_name, versions))
+
+
+def _left_out_phrase(prepared: Prepared) -> str:
+    lo = prepared.left_out
+    if not lo.total:
+        return ""
+    reasons = ", ".join(f"{reason} {count}" for reason, count in lo.counts.items())
+    return f" ({lo.total} {'row' if lo.total == 1 else 'rows'} left out: {reasons})"
+
+
+def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
+    """(A label, B label, source) from the mapping and the versions of the rows kept."""
+    if mapping.get("output_b"):
+        if not mapping.get("output"):
+            raise CompareError(f"a wide file needs an output column for A beside {mapping['output_b']!r} for B; "
+                               "no column is mapped to output")
+        if version_a or version_b:
+            raise CompareError("--a/--b choose versions of a long file; this file is wide (output and output_b)")
+        a, b = mapping["output"], mapping["output_b"]
+        return str(a), str(b), "wide"
+    versions = list(prepared.systems)
+    if not mapping.get("version"):
+        raise CompareError("compare needs two outputs: an output_b column (wide file) or a version column with two versions (long file)")
+    if not mapping.get("id"):
+        raise CompareError("a long file pairs its two versions on (id, repeat), and no column is mapped to id; "
+                           "map one, or put the two outputs side by side (output and output_b)")
+    if not versions:
+        raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
+    # the versions of the rows kept: a version whose rows were all left out is not among them
+    have = f"the file has: {_version_names(versions)}{_left_out_phrase(prepared)}"
+    if version_a or version_b:
+        for v in (version_a, version_b):
+            if v is None:
+                raise CompareError("give both --a and --b, or neither")
+            if v not in versions:
+                raise CompareError(f"unknown version {v!r}; {have}")
+        if version_a == version_b:
+            raise CompareError("A and B are the same version; choose two different ones")
+        return str(version_a), str(version_b), "long"
+    if len(versions) < 2:
+        raise CompareError(f"the file has only one version ({_version_names(versions)}){_left_out_phrase(prepared)}; compare needs two")
+    if len(versions) > 2:
+        raise CompareError(f"the file has {len(versions)} versions ({_version_names(versions)}); choose two with --a and --b")
+    return str(versions[0]), str(versions[1]), "long"
+
+
+def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
+    """What pairs a row with its other side, as an integer code: a wide file's record (its
+    two output columns), a long file's (id, repeat)."""
+    if source == "wide":
+        return group_codes([frame["record"].to_numpy()])
+    return group_codes([frame["item"].to_numpy(dtype=object), frame["repeat"].to_numpy(dtype=object)])
+
+
+def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
+    keep = scored["scorer"].isin(scorers).to_numpy()
+    system = scored["system"].to_numpy(dtype=object)
+    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
+    side_a = keyed[keep & (system == a)]
+    side_b = keyed[keep & (system == b)]
+    # Joined on the integer key: pandas would turn text keys into its string dtype,
+    # which cannot hold a lone surrogate.
+    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
+        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
+    merged = merged.rename(columns={"scorer": "grader"})
+    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
+        merged[col] = merged[col].fillna("")
+    sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
+    both = ~(np.isnan(sa) | np.isnan(sb))
+    diff = np.where(both, sa - sb, np.nan)
+    outcome = np.select(
+        [merged["_merge"].to_numpy() == "left_only", merged["_merge"].to_numpy() == "right_only", ~both, diff > 0, diff < 0],
+        ["a only", "b only", "unscored", "win", "loss"], default="tie",
+    )
+    merged["diff"] = diff
+    merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
+    # the cell without the subtraction's last-bit noise (0.7 - 1.0 is -0.30000000000000004):
+    # 15 significant digits, which every double holds exactly
+    distinct, which = np.unique(diff, return_inverse=True)  # each distinct difference formatted once
+    cells = np.array(["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in distinct.tolist()], dtype=object)
+    merged["difference"] = cells[which.reshape(-1)] if len(diff) else np.array([], dtype=object)
+    merged["outcome"] = outcome
+    merged["paired"] = both
+    order = {s: i for i, s in enumerate(scorers)}
+    merged["_o"] = merged["grader"].map(order)
+    return merged.drop(columns="_merge").sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
+    key = _pair_keys(rows, source)  # codes in order of first appearance
+    system = rows["system"].to_numpy(dtype=object)
+    size = int(key.max()) + 1 if len(key) else 0
+    in_a = np.bincount(key[system == a], minlength=size) > 0
+    in_b = np.bincount(key[system == b], minlength=size) > 0
+    _, first_row = np.unique(key, return_index=True)  # each key's first row
+
+    def listed(mask: np.ndarray) -> dict[str, Any]:
+        shown = []
+        for at in first_row[np.flatnonzero(mask)[:LISTED]]:  # in file order
+            r = rows.iloc[at]
+            version = r["version"] if "version" in rows.columns else ""
+            where = ", ".join(([f"version {version}"] if version else [])
+                              + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
+            shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
+        return {"count": int(mask.sum()), "keys": shown}
+
+    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "pairs": int((in_a & in_b).sum())}
+
+
+def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str) -> Prepared:
+    """A wide file's rows with ``system`` its output column (A or B). With a version column
+    too, each row keeps its version in ``version`` (the key is (id, version, repeat), so
+    one id may come once per version: its record pairs A with B)."""
+    rows = prepared.rows
+    rows = rows[rows["output_column"].isin([a, b])]
+    if mapping.get("version"):  # prepare named B's rows "<version>/<b>"
+        system = rows["system"]
+        rows = rows.assign(version=system.where(rows["output_column"] == a, system.str[: -len(b) - 1]))
+    rows = rows.assign(system=rows["output_column"])
+    return Prepared(rows=rows, left_out=prepared.left_out, systems=(a, b))
+
+
+def compare_prepared(
+    prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
+    version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
+    start_method: str = "fork",
+) -> Comparison:
+    """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
+    ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit)."""
+    if not config.graders:
+        raise CompareError("no graders configured; add at least one")
+    a, b, source = choose_sides(prepared, mapping, version_a, version_b)
+    if source == "wide":
+        prepared = _wide_rows(prepared, mapping, a, b)
+    rows = prepared.rows[prepared.rows["system"].isin([a, b])]
+    if "repeat_number" in rows.columns:  # pair "03" with "3": repeats are whole numbers
+        rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
+    if rows.empty:
+        raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
+    # Details stay in the workers: no comparison figure reads them, and pickling them back costs
+    # more than scoring (BLEU's and chrF's travel summed, and are not read either).
+    statistics: dict = {}
+    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics=statistics)
+    return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed,
+                          statistics=statistics)
+
+
+def compare_scored(
+    scored: pd.DataFrame, rows: pd.DataFrame, prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None],
+    a: str, b: str, source: str, *, resamples: int = 2000, seed: int = 0,
+    statistics: Mapping[tuple[str, str], Any] | None = None,
+) -> Comparison:
+    """The comparison figures from already scored rows of systems ``a`` and ``b``;
+    ``statistics``: BLEU's and chrF's corpus sums as scoring filled them (the summary's
+    corpus figures)."""
+    scorers = list(config.grader_names) + (["overall"] if config.overall else [])
+    pairs = _pair(scored, a, b, scorers, source)
+    if "version" in rows.columns:  # a wide file with versions: which version each pair is
+        version_of = dict(zip(rows["record"], rows["version"]))
+        record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"])
+        pairs.insert(1, "version", pd.Series([version_of.get(r, "") for r in record], index=pairs.index, dtype=object))
+    unpaired = _unpaired(rows, a, b, source)
+    if unpaired["pairs"] == 0:
+        on = "the same row" if source == "wide" else "(id, repeat)"
+        raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair "
+                           f"on {on}{_left_out_phrase(prepared)}")
+    # Repeats: resample whole cases (a cluster bootstrap).
+    metrics_in: dict[str, dict[str, Any]] = {}
+    keys: dict[str, np.ndarray] = {}
+    item = pairs["item"].to_numpy(dtype=object)
+    case_codes = group_codes([item, pairs["repeat"].to_numpy(dtype=object)])
+    # The resampled unit is the case: (id) in a long file, (id, version) in a wide one with versions.
+    item_codes = group_codes([item] + ([pairs["version"].to_numpy(dtype=object)] if "version" in pairs.columns else []))
+    groups = pairs.groupby("grader", sort=False).indices
+    for name in scorers:
+        at = groups.get(name, np.array([], dtype=int))
+        binary = name == "overall" or get_spec(name).binary
+        arrays: dict[str, Any] = {"score_a": pairs["value_a"].to_numpy()[at], "score_b": pairs["value_b"].to_numpy()[at]}
+        if binary:
+            arrays["passed_a"] = _pass_numeric(pairs["pass_a"].iloc[at])
+            arrays["passed_b"] = _pass_numeric(pairs["pass_b"].iloc[at])
+        metrics_in[name] = arrays
+        keys[name] = at
+    # Every scorer has a row per case on each side, in the same order: one call draws the
+    # resamples once for all metrics. Repeats: whole cases are resampled (cluster bootstrap).
+    first = case_codes[keys[scorers[0]]]
+    if all(np.array_equal(case_codes[at], first) for at in keys.values()):
+        clusters = item_codes[keys[scorers[0]]]
+        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed)
+    else:  # pragma: no cover - defensive: align per metric
+        results = {}
+        for name in scorers:
+            clusters = item_codes[keys[name]]
+            results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed))
+    if all(results[name].n == 0 for name in scorers):
+        graders = ", ".join(scorers)
+        raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
+                           f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
+    adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
+    metrics = {}
+    for name, p_adj in zip(scorers, adjusted):
+        binary = name == "overall" or get_spec(name).binary
+        metrics[name] = MetricComparison(name, binary, results[name], p_adj, verdict_words(results[name], p_adj))
+    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
+                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}))
+
+
+def compare_file(
+    file: ResultsFile | str | os.PathLike[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
+    mapping: Mapping[str, str | None] | None = None, version_a: str | None = None, version_b: str | None = None,
+    resamples: int = 2000, seed: int = 0, workers: int | None = None, start_method: str = "fork",
+) -> Comparison:
+    """Map, prepare and compare a results file (see the module docstring): ``file`` as
+    ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
+    dict, or the path of its JSON file."""
+    from graders.scoring.rows import MappingError
+
+    if isinstance(file, (str, os.PathLike)):
+        file = read_results(file)
+    elif not isinstance(file, ResultsFile):
+        raise TypeError(f"compare_file takes a file read by read_results, or its path, not {type(file).__name__}")
+    config = as_run_config(config)
+    mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
+    try:
+        prepared = prepare(file, mapping, needs_expected=config.needs_expected)
+    except MappingError as e:
+        raise CompareError(str(e)) from None
+    return compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
+                            resamples=resamples, seed=seed, workers=workers, start_method=start_method)
+
+
+def comparison_columns(result: Comparison) -> list[str]:
+    """``COMPARISON_COLUMNS``, with ``version`` after ``item`` for a wide file with versions."""
+    cols = list(COMPARISON_COLUMNS)
+    return cols[:1] + ["version"] + cols[1:] if "version" in result.pairs.columns else cols
+
+
+def write_comparison(result: Comparison, path_or_buffer: Any) -> None:
+    """Write the comparison CSV (``comparison_columns``) as ``batch.write_csv`` writes every CSV."""
+    write_csv(result.pairs, path_or_buffer, comparison_columns(result))

@@ -1,0 +1,84 @@
+"""json_schema: the output, parsed as JSON, is valid under a JSON Schema.
+
+Settings (``details["signature"]``, e.g. ``json_schema|draft:2020-12|pattern:ecmascript|
+format:annotation|refs:local|pre_parse:none|max_depth:500``):
+
+* dialect: Draft 2020-12 unless ``$schema`` names draft-04, -06, -07 or 2019-09 (``http``
+  or ``https``, with or without the empty ``#``); any other ``$schema`` is not judged.
+* keywords: each dialect's supported set is written down below (``KEYWORDS``); a keyword
+  outside it, anywhere a subschema can sit, makes the pair ``not_judged``, naming the
+  keyword and its JSON Pointer in the schema. ``$defs`` and ``definitions`` are accepted
+  in every dialect: they hold subschemas that only ``$ref`` reaches. In drafts 4–7, where
+  keywords beside ``$ref`` are ignored, an assertion beside ``$ref`` is not judged too.
+* ``pattern`` and ``patternProperties`` (also where ``additionalProperties`` and
+  ``unevaluatedProperties`` consult them) use ECMAScript regular expressions with the
+  ``u`` flag (``graders.engines.regex``), as JSON Schema requires; a pattern past its time limit
+  gives ``error``. ``format`` is an annotation, not asserted (the 2020-12 default).
+* ``$ref`` must stay inside the schema (or point at a JSON Schema meta-schema); a remote
+  reference is not fetched: ``not_judged``. A ``$ref`` to nothing in the schema: ``error``.
+* an invalid schema (fails its meta-schema; patterns checked as ECMAScript): ``error``.
+* parsing: ``graders.engines.jsonparse.parse`` (``loads`` without raising) after the ``pre_parse`` steps, in the order given.
+* a fail lists every violation (up to ``MAX_LISTED``, counted up to ``MAX_COUNTED``) as
+  ``{path, keyword, message}`` in ``details["violations"]``: ``path`` is the RFC 6901 JSON
+  Pointer of the offending value (``/`` shown for the document root), ``keyword`` is
+  jsonschema's ``error.validator`` (``false`` for a ``false`` subschema), sorted by path
+  (array indices numerically) then keyword then message.
+
+The validation (jsonschema, the dialects, ECMAScript patterns, the compile cache) is
+``graders.engines.schema``, imported when the grader first runs or a schema is first
+checked; its names are reachable from here too (``json_schema.compile_schema``).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+from typing import Any, Sequence
+
+from graders.block import Block
+from graders.registry import Param, register
+from graders.result import Grade
+
+PRE_PARSE_CHOICES = ("strip_fence", "trim")
+
+
+def _validation() -> ModuleType:
+    return import_module("graders.engines.schema")
+
+
+def __getattr__(name: str) -> Any:
+    """The validation module's names (``compile_schema``, ``DIALECTS``, ``KEYWORDS``, …),
+    loading it on first use."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(_validation(), name)
+
+
+def _probe(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return _validation().probe_output(output, schema, tuple(pre_parse or ()))
+
+
+def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schema: Any,
+               pre_parse: tuple[str, ...] = ()) -> Block:
+    """The grader over a column: the verdict, then the probe on each fail, the schema compiled once."""
+    return _validation().grade_many(refs, outputs, schema=schema, pre_parse=pre_parse)
+
+
+@register(
+    "json_schema",
+    params=[
+        Param("schema", "schema", required=True,
+              help="a JSON Schema: a JSON object or true/false, as a dict or bool or as JSON text"),
+        Param("pre_parse", "steps", (), choices=PRE_PARSE_CHOICES,
+              help="steps applied to the output before parsing: strip_fence, trim"),
+    ],
+    binary=True,
+    uses_expected=False,
+    label="JSON Schema",
+    summary="the output parses as JSON and is valid under the schema (Draft 2020-12 unless $schema says otherwise)",
+    probe=_probe,
+    batch=grade_many,
+)
+def grade_json_schema(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> Grade:
+    """Pass when the output (after ``pre_parse``) is JSON valid under ``schema``."""
+    return _validation().grade_output(output, schema, tuple(pre_parse or ()))

@@ -1,0 +1,315 @@
+"""The run summary (SPEC §7): counts per scorer, pass rates with Wilson 95% intervals,
+corpus beside mean-sentence BLEU and chrF, the left-out report and unknown assertions.
+
+Counts are over scored rows: ``graded`` is every row the scorer produced; ``passed`` +
+``failed`` are the decided rows the pass rate is taken over; ``scored`` counts continuous
+scores without a threshold; ``mean_score`` is over rows that have a score.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from graders.result import STATUSES
+from graders.stats.paired import wilson_interval
+
+
+def summary_text(summary: Mapping[str, Any]) -> str:
+    """A summary as the ``--summary`` file holds it (and the dashboard's download): indented
+    JSON, non-ASCII as written, no NaN, a final line break. A lone surrogate (a JSON cell's
+    "\\ud800") can only sit inside a JSON string, where the file's backslashreplace writes it
+    as the JSON escape it came from."""
+    return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def score_values(scores: pd.Series) -> pd.Series:
+    """The score cells as floats (NaN where empty): each distinct cell parsed once."""
+    codes, distinct = pd.factorize(scores.to_numpy(dtype=object))
+    values = pd.to_numeric(pd.Series(distinct, dtype=object).where(lambda v: v != ""), errors="coerce").to_numpy(float)
+    out = np.append(values, np.nan)[codes]  # code -1 (a missing cell) takes the NaN at the end
+    return pd.Series(out, index=scores.index)
+
+
+def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
+    """One scorer's counts, mean score and pass rate (Wilson 95%) over its scored rows."""
+    codes, names = factorized(statuses.to_numpy(dtype=object))
+    return _stats(codes, names, score_values(scores).to_numpy(), near.to_numpy(dtype=object) != "")
+
+
+def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.ndarray, near: np.ndarray) -> dict[str, Any]:
+    """``scorer_stats`` over arrays: the statuses as codes into ``status_names``, the
+    parsed scores, near miss or not."""
+    counted = np.bincount(status_codes[status_codes >= 0], minlength=len(status_names))
+    counts = dict(zip(status_names, counted.tolist()))
+    passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
+    numeric = pd.Series(values)
+    decided = passed + failed
+    lo, hi = wilson_interval(passed, decided) if decided else (None, None)
+    return {
+        "graded": int(len(status_codes)),
+        "passed": passed,
+        "failed": failed,
+        "not_judged": int(counts.get("not_judged", 0)),
+        "errors": int(counts.get("error", 0)),
+        "scored": int(counts.get("scored", 0)),
+        "near_misses": int(near.sum()),
+        "mean_score": None if numeric.notna().sum() == 0 else float(numeric.mean()),
+        "pass_rate": None if not decided else passed / decided,
+        "pass_rate_ci95": None if not decided else [lo, hi],
+    }
+
+
+def factorized(values: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """(codes, names): each value's code into the distinct values in order of first
+    appearance (-1 for None or NaN), as 16-bit codes when they fit (``positions_by_code``)."""
+    codes, names = pd.factorize(values)
+    return _narrow(codes, len(names)), names.tolist()
+
+
+def _narrow(codes: np.ndarray, n_names: int) -> np.ndarray:
+    # numpy sorts 16-bit keys stably by radix: ten times faster than wider ones
+    return codes.astype(np.int16) if n_names < 1 << 15 else codes
+
+
+def positions_by_code(codes: np.ndarray, names: Sequence[Any], within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
+    """Each name's row positions (those of its code, -1 standing for none), in row order;
+    the names in order of first appearance among the rows (``within``: those rows only)."""
+    at = np.arange(len(codes)) if within is None else within
+    mine = codes[at]
+    order = np.argsort(mine, kind="stable")
+    present, starts = np.unique(mine[order], return_index=True)
+    bounds = np.append(starts, len(order))
+    groups = [(order[starts[k]], names[code], at[order[bounds[k]:bounds[k + 1]]])
+              for k, code in enumerate(present.tolist()) if code >= 0]
+    return {name: where for _, name, where in sorted(groups, key=lambda g: g[0])}
+
+
+def positions_by_value(values: np.ndarray, within: np.ndarray | None = None) -> dict[Any, np.ndarray]:
+    """Each distinct value (in order of first appearance) and its row positions, in row
+    order: what ``groupby(sort=False)`` gives, without moving the frame's columns."""
+    at = np.arange(len(values)) if within is None else within
+    codes, names = factorized(values[at])
+    return {name: at[where] for name, where in positions_by_code(codes, names).items()}
+
+
+# Per (scorer, system): (rows, their statistics summed, or None when a row's were missing).
+CorpusStatistics = dict[tuple[str, Any], tuple[int, "list[int] | None"]]
+
+
+def _object_array(names: Sequence[Any]) -> np.ndarray:
+    return np.fromiter(names, dtype=object, count=len(names))
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the summary reads of scored rows that were written out instead of kept
+    (``batch.score_to_csv``). Per scored row, in the scored frame's order: its scorer and
+    system as codes into ``scorer_names`` and ``system_names``, its status as a code into
+    ``result.STATUSES``, ``values`` (the score, NaN where its cell is empty) and ``near``
+    (a near miss or not); ``scorer``, ``system`` and ``status`` spell them out.
+    ``unknown_assertions``: the assertion kinds no grader knows, with their counts.
+    ``statistics``: BLEU's and chrF's corpus statistics summed per (scorer, system)."""
+
+    scorer_codes: np.ndarray
+    scorer_names: tuple[str, ...]
+    system_codes: np.ndarray
+    system_names: tuple[Any, ...]
+    status_codes: np.ndarray
+    values: np.ndarray
+    near: np.ndarray
+    unknown_assertions: dict[str, int] = field(default_factory=dict)
+    statistics: CorpusStatistics = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.scorer_codes)
+
+    @property
+    def scorer(self) -> np.ndarray:
+        return _object_array(self.scorer_names)[self.scorer_codes]
+
+    @property
+    def system(self) -> np.ndarray:
+        return _object_array(self.system_names)[self.system_codes]
+
+    @property
+    def status(self) -> np.ndarray:
+        return _object_array(STATUSES)[self.status_codes]
+
+
+class _Columns:
+    """The scored rows' cells the summary reads, as arrays, each made once: from a scored
+    frame, or a ``Tally``. The scorers, systems and statuses are codes into their names
+    (``factorized``), which the rows are grouped and counted by."""
+
+    def __init__(self, scored: "pd.DataFrame | Tally") -> None:
+        if isinstance(scored, Tally):
+            self.scorer_codes, self.scorer_names = scored.scorer_codes, list(scored.scorer_names)
+            self.system_codes = _narrow(scored.system_codes, len(scored.system_names))
+            self.system_names = list(scored.system_names)
+            self.status_codes, self.status_names = scored.status_codes, list(STATUSES)
+            self.values, self.near = scored.values, scored.near
+        else:
+            self.scorer_codes, self.scorer_names = factorized(scored["scorer"].to_numpy(dtype=object))
+            self.system_codes, self.system_names = factorized(scored["system"].to_numpy(dtype=object))
+            self.status_codes, self.status_names = factorized(scored["status"].to_numpy(dtype=object))
+            self.values = score_values(scored["score"]).to_numpy()
+            self.near = scored["near_miss"].to_numpy(dtype=object) != ""
+        self._scorers: dict[Any, np.ndarray] | None = None
+
+    @property
+    def scorers(self) -> dict[Any, np.ndarray]:
+        """Each scorer's row positions over the whole frame (``positions_by_code``), found once."""
+        if self._scorers is None:
+            self._scorers = positions_by_code(self.scorer_codes, self.scorer_names)
+        return self._scorers
+
+    def systems(self) -> dict[Any, np.ndarray]:
+        """Each system's row positions."""
+        return positions_by_code(self.system_codes, self.system_names)
+
+    def of_system(self, at: np.ndarray, system: Any) -> np.ndarray:
+        """The positions among ``at`` whose system is ``system``."""
+        code = self.system_names.index(system) if system in self.system_names else -2
+        return at[self.system_codes[at] == code]
+
+    def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        groups = self.scorers if within is None else positions_by_code(self.scorer_codes, self.scorer_names, within)
+        return {
+            str(name): _stats(self.status_codes[at], self.status_names, self.values[at], self.near[at])
+            for name, at in groups.items()
+        }
+
+
+def statistic_sums(name: str, details: Sequence[Any]) -> list[int] | None:
+    """BLEU's or chrF's sentence statistics in these rows' details summed (the integers
+    ``corpus_bleu`` / ``corpus_chrf`` sum), or None when a row's are missing, ragged or
+    beyond 64 bits."""
+    try:
+        if name == "bleu":
+            rows = [[d["hyp_len"], d["ref_len"], *d["correct"], *d["total"]] for d in details]
+        else:
+            rows = [d["stats"] for d in details]
+        table = np.array(rows, dtype=np.int64)
+    except (KeyError, TypeError, ValueError, OverflowError):  # a row without them, or ragged
+        return None
+    if table.ndim != 2 or len(table) != len(details):
+        return None
+    return table.sum(axis=0).tolist()
+
+
+def add_statistics(total: CorpusStatistics, part: CorpusStatistics) -> None:
+    """Add one chunk's ``CorpusStatistics`` into ``total`` (a None stays None)."""
+    for key, (rows, sums) in part.items():
+        if key not in total:
+            total[key] = (rows, sums)
+            continue
+        have_rows, have = total[key]
+        total[key] = (have_rows + rows, None if have is None or sums is None else [a + b for a, b in zip(have, sums)])
+
+
+def _summed_statistics(name: str, details: np.ndarray, n: int) -> list[int] | None:
+    """``statistic_sums`` of one system's ``n`` rows, or None when some rows have none."""
+    if not n or len(details) != n:
+        return None
+    return statistic_sums(name, details)
+
+
+def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.DataFrame | Tally",
+                   columns: _Columns | None = None,
+                   statistics: CorpusStatistics | None = None) -> dict[str, dict[str, Any]]:
+    """Per system: corpus BLEU / chrF beside the mean of the sentence scores; the corpus
+    figure from the rows' statistics (``statistics`` when given, else a ``Tally``'s, else
+    the scored frame's details), from a second pass over the corpus where some are missing."""
+    from graders.metrics.bleu import compute_bleu, corpus_bleu
+    from graders.metrics.chrf import compute_chrf, corpus_chrf
+
+    out: dict[str, dict[str, Any]] = {}
+    if "bleu" not in graders and "chrf" not in graders:
+        return out
+    cols = columns if columns is not None else _Columns(scored)
+    if isinstance(scored, Tally) and statistics is None:
+        statistics = scored.statistics
+    details = None if isinstance(scored, Tally) or "details" not in scored.columns else scored["details"].to_numpy(dtype=object)
+    mine_at = {key: at for key, at in cols.scorers.items() if key in ("bleu", "chrf")}
+    # positions_by_value, not groupby: pandas would put the systems into its string
+    # dtype, which cannot hold a lone surrogate (a JSON version "\ud800")
+    for system, where in positions_by_value(rows["system"].to_numpy(dtype=object)).items():
+        part = rows.iloc[where]
+        figures: dict[str, Any] = {}
+        n = len(part)
+        for name, corpus in (("bleu", corpus_bleu), ("chrf", corpus_chrf)):
+            if name not in graders:
+                continue
+            at = mine_at.get(name, np.empty(0, dtype=int))
+            at = cols.of_system(at, system)
+            sentence = pd.Series(cols.values[at])
+            if statistics is not None:
+                counted, summed = statistics.get((name, system), (0, None))
+                summed = summed if counted == n and n else None
+            else:
+                summed = None if details is None else _summed_statistics(name, details[at], n)
+            if summed is not None:
+                value = compute_bleu(summed, effective_order=False).score if name == "bleu" else compute_chrf(summed).score
+            else:
+                value = corpus(list(part["output"]), [list(r) for r in part["refs"]]) if n else None
+            figures[name] = {
+                "corpus": value,
+                "mean_sentence": None if sentence.notna().sum() == 0 else float(sentence.mean()),
+                "rows": int(n),
+            }
+        if figures:
+            out[str(system)] = figures
+    return out
+
+
+def unknown_assertion_kinds(scored: pd.DataFrame, scorers: Sequence[Any] | None = None) -> dict[str, int]:
+    """Assertion kinds the rows asked for that no grader knows, with their counts.
+    ``scorers``: the frame's distinct scorer names, when known already."""
+    names = scored["scorer"].unique() if scorers is None else scorers
+    if not any(str(s).startswith("assert:") for s in names):
+        return {}
+    asserts = scored[scored["scorer"].str.startswith("assert:") & (scored["status"] == "error")]
+    counts: dict[str, int] = {}
+    for meta in asserts["metadata"]:
+        m = json.loads(meta)
+        if m.get("unsupported"):
+            counts[m["kind"]] = counts.get(m["kind"], 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def summarize(
+    scored: "pd.DataFrame | Tally",
+    rows: pd.DataFrame,
+    *,
+    graders: tuple[str, ...],
+    left_out: Mapping[str, Any] | None = None,
+    config: Mapping[str, Any] | None = None,
+    statistics: CorpusStatistics | None = None,
+) -> dict[str, Any]:
+    """The run's summary (SPEC §7): counts per grader, overall and per system, the corpus
+    figures, the left-out report and unknown assertion kinds. ``statistics``: BLEU's and
+    chrF's corpus statistics summed per (scorer, system), as ``batch.score_frame`` fills
+    them (used instead of ``scored``'s details). ``scored``: the scored frame, or the
+    ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
+    cols = _Columns(scored)
+    overall = cols.by_scorer()
+    by_system = cols.systems()
+    if len(by_system) == 1:  # one system: its figures are the overall ones
+        systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
+    else:
+        systems = {str(name): cols.by_scorer(at) for name, at in by_system.items()}
+    return {
+        "cases": int(len(rows)),
+        "graders": overall,
+        "systems": systems,
+        "corpus": corpus_figures(rows, graders, scored, cols, statistics),
+        "left_out": dict(left_out or {}),
+        "unknown_assertions": (dict(scored.unknown_assertions) if isinstance(scored, Tally)
+                               else unknown_assertion_kinds(scored, list(cols.scorers))),
+        "config": dict(config or {}),
+    }

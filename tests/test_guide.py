@@ -209,7 +209,7 @@ def test_overall_graders_and_scored_columns():
 
 
 def test_column_aliases():
-    from graders.columns import ALIASES, suggest_mapping
+    from graders.config import ALIASES, suggest_mapping
 
     answer = dict(guide.SCORE_QUESTIONS)["What file formats and columns does this page read?"]
     roles = ("id", "expected", "output", "input", "version", "repeat", "expected_kind", "assert")

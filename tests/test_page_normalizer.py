@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from graders import cli
-from graders.columns import suggest_mapping
+from graders.config import suggest_mapping
 from graders.explore.export import config_snippet, python_source, typescript_source
 from graders.explore.preview import pipeline_effect, preview_pairs
 from graders.readers.files import read_results

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders.columns import ALIASES, ROLES, suggest_mapping
+from graders.config import ALIASES, ROLES, suggest_mapping
 from graders.readers.files import read_results
 from graders.scoring.rows import LEFT_OUT_REASONS, ROW_COLUMNS, MappingError, prepare
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from graders.columns import suggest_mapping
+from graders.config import suggest_mapping
 from graders.compare.comparison import CompareError
 from graders.config import GraderConfig
 from graders.readers.files import read_results

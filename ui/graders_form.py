@@ -311,7 +311,7 @@ def restore_config(config: RunConfig, file: Any, prefix: str) -> str | None:
 def restore_mapping(config: RunConfig, file: Any, prefix: str) -> str | None:
     """Put a configuration's mapping into the select boxes; a role whose column this file
     lacks keeps the file's suggestion. Returns the missing columns as a problem, or None."""
-    from graders.columns import suggest_mapping
+    from graders.config import suggest_mapping
     from graders.pipeline import resolve_mapping
 
     from .loading import set_mapping

@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from graders.columns import ROLES, suggest_mapping
+from graders.config import ROLES, suggest_mapping
 from graders.readers.files import ResultsFile, ResultsFileError, read_results
 
 from . import count, display

@@ -242,6 +242,7 @@ def explain_parse_error(e: JSONParseError, text: str, what: str = "The output") 
 
 # --- Pre-parse steps -------------------------------------------------------------------
 
+PRE_PARSE_CHOICES = ("strip_fence", "trim")  # the steps apply_steps knows, in probe order
 _FENCE = "```"
 
 

@@ -25,9 +25,10 @@ from jsonschema.exceptions import ValidationError
 from jsonschema_specifications import REGISTRY as META_SCHEMAS
 from referencing.jsonschema import lookup_recursive_ref
 
-from graders.block import Block
+from graders.result import Block
 from graders.engines.regex import RegexError, RegexTimeout, check_pattern, ecma_search
 from graders.engines.jsonparse import (
+    PRE_PARSE_CHOICES,
     MAX_DEPTH,
     apply_steps,
     encodable,
@@ -41,7 +42,6 @@ from graders.engines.jsonparse import (
     strip_fence,
     trim,
 )
-from graders.metrics.json_schema import PRE_PARSE_CHOICES
 from graders.result import Grade, error, not_judged, verdict
 
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match

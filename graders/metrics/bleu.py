@@ -26,7 +26,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from graders.block import Block
+from graders.result import Block
 from graders.text.ngrams import (
     Counts,
     Packed,
@@ -40,7 +40,7 @@ from graders.text.ngrams import (
     packed_matches,
     word_ngrams,
 )
-from graders.registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
+from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
 from graders.result import Grade, continuous, score_text
 from graders.text.tokenizer_13a import tokens_13a
 
@@ -288,13 +288,13 @@ def _grade_of(hyp_len: int, ref_len: int, correct: tuple[int, ...], total: tuple
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
     """BLEU over a column (``run`` on each row, near-miss code included): rows with one
     reference counted at once (``column_statistics``), the others row by row."""
-    from graders.registry import get_spec, run
+    from graders.metrics.base import run
 
     block = Block(len(outputs))
     single = [i for i, r in enumerate(refs) if len(r) == 1]
     found = column_statistics([refs[i][0] for i in single], [outputs[i] for i in single])
     grades = {i: _grade_of(*seg, 1, threshold) for i, seg in zip(single, found)}
-    spec = get_spec("bleu")
+    spec = SPEC
     for i in range(len(outputs)):
         g = grades.get(i)
         if g is None:
@@ -307,14 +307,17 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, thres
     return block
 
 
-@register(
-    "bleu",
+def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    hyp_len, ref_len, correct, total = _segment(refs, output)
+    return _grade_of(hyp_len, ref_len, tuple(correct), total, len(refs), threshold)
+
+
+SPEC = GraderSpec(
+    name="bleu",
+    func=grade_bleu,
     params=[THRESHOLD],
     binary=False,
     label="BLEU",
     summary="sentence BLEU-4 as sacrebleu computes it (13a tokens, effective order, exp smoothing)",
     batch=grade_many,
 )
-def grade_bleu(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    hyp_len, ref_len, correct, total = _segment(refs, output)
-    return _grade_of(hyp_len, ref_len, tuple(correct), total, len(refs), threshold)

@@ -20,7 +20,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from graders.block import Block
+from graders.result import Block
 from graders.text.ngrams import (
     Alphabet,
     Counts,
@@ -35,7 +35,7 @@ from graders.text.ngrams import (
     packable,
     packed_matches,
 )
-from graders.registry import BELOW_THRESHOLD_REACH, THRESHOLD, register
+from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
 from graders.result import Grade, continuous, score_text
 
 CHAR_ORDER = 6
@@ -279,7 +279,7 @@ def _grade_of(r: CHRFResult, index: int, nrefs: int, threshold: float | None) ->
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, threshold: float | None = None) -> Block:
     """chrF over a column (``run`` on each row, near-miss code included): the statistics of
     every row at once, then each row's grade from its statistics."""
-    from graders.registry import get_spec, run
+    from graders.metrics.base import run
 
     block = Block(len(outputs))
     some = [i for i, r in enumerate(refs) if r]
@@ -290,20 +290,23 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, thres
         if g.status == "fail" and g.score >= threshold - BELOW_THRESHOLD_REACH:
             block.near_miss[i] = ("below_threshold",)
     if len(some) < len(refs):
-        spec = get_spec("chrf")
+        spec = SPEC
         for i in sorted(set(range(len(refs))) - set(some)):
             block.set(i, run(spec, refs[i], outputs[i], {"threshold": threshold}))
     return block
 
 
-@register(
-    "chrf",
+def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
+    stats, index = best_statistics(refs, output)
+    return _grade_of(compute_chrf(stats), index, len(refs), threshold)
+
+
+SPEC = GraderSpec(
+    name="chrf",
+    func=grade_chrf,
     params=[THRESHOLD],
     binary=False,
     label="chrF",
     summary="character n-gram F-score (orders 1-6, beta 2) as sacrebleu computes it",
     batch=grade_many,
 )
-def grade_chrf(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
-    stats, index = best_statistics(refs, output)
-    return _grade_of(compute_chrf(stats), index, len(refs), threshold)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graders.block import Block
+from graders.result import Block
 from graders.metrics.nearmiss import probe_many, screen_contains_many
-from graders.registry import Param, register
+from graders.metrics.base import Param, GraderSpec
 from graders.result import Grade
 from graders.text.normalize import visible
 
@@ -95,8 +95,13 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
     return block
 
 
-@register(
-    "contains",
+def grade_contains(refs: tuple[str, ...], output: str, *, require: str, at: str) -> Grade:
+    return grade_many([refs], [output], require=require, at=at).grade(0)
+
+
+SPEC = GraderSpec(
+    name="contains",
+    func=grade_contains,
     params=[REQUIRE, AT],
     binary=True,
     label="Contains",
@@ -104,5 +109,3 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, requi
     batch=grade_many,
     defers_explanations=True,
 )
-def grade_contains(refs: tuple[str, ...], output: str, *, require: str, at: str) -> Grade:
-    return grade_many([refs], [output], require=require, at=at).grade(0)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import unicodedata
 from typing import Sequence
 
-from graders.block import Block
+from graders.result import Block
 from graders.metrics.nearmiss import probe_many, screen_equal_many
-from graders.registry import register
+from graders.metrics.base import GraderSpec
 from graders.result import Grade
 from graders.text.normalize import describe_char, first_difference, first_differences, nfc, nfkc, visible
 
@@ -176,13 +176,16 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, expla
     return block
 
 
-@register(
-    "exact",
+def grade_exact(refs: tuple[str, ...], output: str) -> Grade:
+    return grade_many([refs], [output]).grade(0)
+
+
+SPEC = GraderSpec(
+    name="exact",
+    func=grade_exact,
     binary=True,
     label="Exact match",
     summary="code-point equality, no normalization",
     batch=grade_many,
     defers_explanations=True,
 )
-def grade_exact(refs: tuple[str, ...], output: str) -> Grade:
-    return grade_many([refs], [output]).grade(0)

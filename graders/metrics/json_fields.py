@@ -30,7 +30,7 @@ from graders.engines.jsonparse import (
     json_type,
     parse_fenced,
 )
-from graders.registry import THRESHOLD, register
+from graders.metrics.base import THRESHOLD, GraderSpec
 from graders.result import Grade, continuous, not_judged
 
 MAX_SHOWN = 10  # differing fields written out in the explanation
@@ -96,13 +96,6 @@ def _signature(nrefs: int) -> str:
     return f"json_fields|nrefs:{nrefs}|fence:tolerated|equal:json-typed"
 
 
-@register(
-    "json_fields",
-    params=[THRESHOLD],
-    binary=False,
-    label="JSON fields",
-    summary="share of the expected JSON object's top-level fields whose value in the output is JSON-equal",
-)
 def grade_json_fields(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
     """Score = matched top-level fields / expected fields (typed JSON equality); max over refs."""
     sig = _signature(len(refs))
@@ -148,3 +141,13 @@ def grade_json_fields(refs: tuple[str, ...], output: str, *, threshold: float | 
         score, threshold, text, signature=sig, reference=i, fields=len(expected),
         matched=[encodable(k) for k in matched], differed=_differed_details(expected, actual, differed),
     )
+
+
+SPEC = GraderSpec(
+    name="json_fields",
+    func=grade_json_fields,
+    params=[THRESHOLD],
+    binary=False,
+    label="JSON fields",
+    summary="share of the expected JSON object's top-level fields whose value in the output is JSON-equal",
+)

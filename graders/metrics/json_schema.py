@@ -35,11 +35,11 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Sequence
 
-from graders.block import Block
-from graders.registry import Param, register
+from graders.result import Block
+from graders.engines.jsonparse import PRE_PARSE_CHOICES
+from graders.metrics.base import Param, GraderSpec
 from graders.result import Grade
 
-PRE_PARSE_CHOICES = ("strip_fence", "trim")
 
 
 def _validation() -> ModuleType:
@@ -64,8 +64,14 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schem
     return _validation().grade_many(refs, outputs, schema=schema, pre_parse=pre_parse)
 
 
-@register(
-    "json_schema",
+def grade_json_schema(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> Grade:
+    """Pass when the output (after ``pre_parse``) is JSON valid under ``schema``."""
+    return _validation().grade_output(output, schema, tuple(pre_parse or ()))
+
+
+SPEC = GraderSpec(
+    name="json_schema",
+    func=grade_json_schema,
     params=[
         Param("schema", "schema", required=True,
               help="a JSON Schema: a JSON object or true/false, as a dict or bool or as JSON text"),
@@ -79,6 +85,3 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schem
     probe=_probe,
     batch=grade_many,
 )
-def grade_json_schema(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> Grade:
-    """Pass when the output (after ``pre_parse``) is JSON valid under ``schema``."""
-    return _validation().grade_output(output, schema, tuple(pre_parse or ()))

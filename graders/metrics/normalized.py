@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graders.block import Block
+from graders.result import Block
 from graders.metrics.exact import closest_reference, explain_differences
 from graders.metrics.nearmiss import probe_many, screen_equal_many
-from graders.registry import Param, register
+from graders.metrics.base import Param, GraderSpec
 from graders.result import Grade
 from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_column
 
@@ -98,8 +98,13 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
     return block
 
 
-@register(
-    "normalized",
+def grade_normalized(refs: tuple[str, ...], output: str, *, pipeline: tuple[str, ...]) -> Grade:
+    return grade_many([refs], [output], pipeline=pipeline).grade(0)
+
+
+SPEC = GraderSpec(
+    name="normalized",
+    func=grade_normalized,
     params=[PIPELINE],
     binary=True,
     label="Normalized match",
@@ -107,5 +112,3 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, pipel
     batch=grade_many,
     defers_explanations=True,
 )
-def grade_normalized(refs: tuple[str, ...], output: str, *, pipeline: tuple[str, ...]) -> Grade:
-    return grade_many([refs], [output], pipeline=pipeline).grade(0)

@@ -15,8 +15,8 @@ from operator import itemgetter
 from typing import Callable, Sequence
 
 from graders.text.numbers import EXACT, READ_MODES, Reading, read_number
-from graders.block import Block
-from graders.registry import Param, register
+from graders.result import Block
+from graders.metrics.base import Param, GraderSpec
 from graders.result import Grade, not_judged, verdict
 
 READ = Param("read", "choice", "whole", choices=READ_MODES, help="the whole text, the first number or the last")
@@ -169,8 +169,13 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
     return block
 
 
-@register(
-    "numeric",
+def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
+    return grade_many([refs], [output], read=read, abs_tol=abs_tol, rel_tol=rel_tol).grade(0)
+
+
+SPEC = GraderSpec(
+    name="numeric",
+    func=grade_numeric,
     params=[READ, ABS_TOL, REL_TOL],
     binary=True,
     label="Numeric",
@@ -178,5 +183,3 @@ def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, read:
     batch=grade_many,
     defers_explanations=True,
 )
-def grade_numeric(refs: tuple[str, ...], output: str, *, read: str, abs_tol: float, rel_tol: float) -> Grade:
-    return grade_many([refs], [output], read=read, abs_tol=abs_tol, rel_tol=rel_tol).grade(0)

@@ -33,8 +33,8 @@ from graders.engines.regex import (
     parse_flags,
     python_pattern_hint,
 )
-from graders.block import Block
-from graders.registry import Param, register, resolve_params
+from graders.result import Block
+from graders.metrics.base import GraderSpec, Param, resolve
 from graders.result import Grade, error, verdict
 from graders.text.normalize import snippet, visible
 
@@ -159,8 +159,13 @@ def _probe(refs: tuple[str, ...], output: str, *, pattern: str, at: str, flags: 
     return ("case_insensitive",) if _case_insensitive([output], pattern, at, flags, timeout)[0] else None
 
 
-@register(
-    "regex",
+def grade_regex(refs: tuple[str, ...], output: str, *, pattern: str, at: str, flags: str, timeout: float) -> Grade:
+    return _grades([output], pattern, at, flags, timeout)[0]
+
+
+SPEC = GraderSpec(
+    name="regex",
+    func=grade_regex,
     params=PARAMS,
     binary=True,
     uses_expected=False,
@@ -170,8 +175,6 @@ def _probe(refs: tuple[str, ...], output: str, *, pattern: str, at: str, flags: 
     probe=_probe,
     batch=lambda refs, outputs, **params: _column(outputs, **params),
 )
-def grade_regex(refs: tuple[str, ...], output: str, *, pattern: str, at: str, flags: str, timeout: float) -> Grade:
-    return _grades([output], pattern, at, flags, timeout)[0]
 
 
 def grade_many(
@@ -181,7 +184,7 @@ def grade_many(
     """``[grade("regex", "", o, pattern=..., ...) for o in outputs]``, near misses included,
     in a few calls into V8 instead of one per output. ``max_timeouts``: after
     that many time-outs the remaining rows are not run (an error says so)."""
-    p = resolve_params("regex", {"pattern": pattern, "at": at, "flags": flags, "timeout": timeout})
+    p = resolve(SPEC, {"pattern": pattern, "at": at, "flags": flags, "timeout": timeout})
     p["max_timeouts"] = max_timeouts
     outputs = list(outputs)
     for o in outputs:

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import regex
 
-from graders.registry import THRESHOLD, register
+from graders.metrics.base import THRESHOLD, GraderSpec
 from graders.result import Grade, continuous, not_judged, score_text
 
 # The seed's limit for its dynamic-programming table, kept so results agree.
@@ -73,13 +73,6 @@ def signature(nrefs: int) -> str:
     return f"rouge_l|nrefs:{nrefs}|tok:unicode-letters-numbers|case:lower|beta:1"
 
 
-@register(
-    "rouge_l",
-    params=[THRESHOLD],
-    binary=False,
-    label="ROUGE-L",
-    summary="F1 of the longest common subsequence of lowercased letter-and-number tokens",
-)
 def grade_rouge_l(refs: tuple[str, ...], output: str, *, threshold: float | None = None) -> Grade:
     """ROUGE-L F1 (beta 1), the maximum over references."""
     sig = signature(len(refs))
@@ -142,3 +135,13 @@ def grade_rouge_l(refs: tuple[str, ...], output: str, *, threshold: float | None
         )
     text += f" Signature: {sig}."
     return continuous(f, threshold, text, **details)
+
+
+SPEC = GraderSpec(
+    name="rouge_l",
+    func=grade_rouge_l,
+    params=[THRESHOLD],
+    binary=False,
+    label="ROUGE-L",
+    summary="F1 of the longest common subsequence of lowercased letter-and-number tokens",
+)

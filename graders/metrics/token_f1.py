@@ -19,7 +19,7 @@ from collections import _count_elements  # type: ignore[attr-defined]
 from functools import lru_cache
 from itertools import filterfalse, islice
 
-from graders.registry import THRESHOLD, Param, register
+from graders.metrics.base import THRESHOLD, Param, GraderSpec
 from graders.result import Grade, continuous, score_text
 from graders.text.normalize import visible
 
@@ -124,13 +124,6 @@ def _absent(distinct: dict[str, int], other: dict[str, int], n_absent: int) -> s
     return shown + (f" and {more:,} more" if more else "")
 
 
-@register(
-    "token_f1",
-    params=[NORMALIZE, THRESHOLD],
-    binary=False,
-    label="Token F1",
-    summary="SQuAD-style F1 of the shared words, after answer normalization",
-)
 def grade_token_f1(
     refs: tuple[str, ...], output: str, *, normalize: str = "squad", threshold: float | None = None
 ) -> Grade:
@@ -217,3 +210,13 @@ def grade_token_f1(
         reference_tokens=n_ref,
         best_reference=k,
     )
+
+
+SPEC = GraderSpec(
+    name="token_f1",
+    func=grade_token_f1,
+    params=[NORMALIZE, THRESHOLD],
+    binary=False,
+    label="Token F1",
+    summary="SQuAD-style F1 of the shared words, after answer normalization",
+)

@@ -19,7 +19,7 @@ from graders.engines.jsonparse import (
     parse,
     strip_fence,
 )
-from graders.registry import register
+from graders.metrics.base import GraderSpec
 from graders.result import Grade, verdict
 
 SIGNATURE = f"valid_json|fence:tolerated|numbers:finite|max_depth:{MAX_DEPTH}"
@@ -47,8 +47,14 @@ def _probe(refs: tuple[str, ...], output: str) -> tuple[str, ...]:
     return tuple(codes)
 
 
-@register(
-    "valid_json",
+def grade_valid_json(refs: tuple[str, ...], output: str) -> Grade:
+    """Pass when the output, less one surrounding code fence, is one JSON value."""
+    return _grade(output, ("strip_fence",))
+
+
+SPEC = GraderSpec(
+    name="valid_json",
+    func=grade_valid_json,
     params=[],
     binary=True,
     uses_expected=False,
@@ -56,6 +62,3 @@ def _probe(refs: tuple[str, ...], output: str) -> tuple[str, ...]:
     summary="the output parses as JSON (one surrounding ```json fence is tolerated)",
     probe=_probe,
 )
-def grade_valid_json(refs: tuple[str, ...], output: str) -> Grade:
-    """Pass when the output, less one surrounding code fence, is one JSON value."""
-    return _grade(output, ("strip_fence",))

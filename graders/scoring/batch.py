@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from graders.scoring.assertions import run_assertion, scorer_name
-from graders.block import Block
+from graders.result import Block
 from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
 from graders.engines.jsonparse import shared_parses
 from graders.registry import get_spec, run

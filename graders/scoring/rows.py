@@ -53,7 +53,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from graders.columns import ROLES
+from graders.config import ROLES
 from graders.readers.files import ResultsFile
 from graders.text.normalize import quoted_name
 

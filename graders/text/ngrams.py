@@ -278,7 +278,7 @@ def corpus_statistics(
     ``outputs`` and ``references`` are any sequences or iterables (a list, a tuple, a
     pandas Series, a NumPy array, a generator), but not one text: each value that is not
     text raises ``ValueError`` naming it."""
-    from graders.registry import as_refs
+    from graders.metrics.base import as_refs
 
     for arg, value in (("outputs", outputs), ("references", references)):
         if isinstance(value, (str, bytes)) or value is None:

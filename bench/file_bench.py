@@ -134,7 +134,7 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import graders.cli, graders.pipeline"], check=True)
     print(f"import (a fresh interpreter)    {time.perf_counter() - t:6.2f} s")
-    from graders.scoring.batch import default_workers, score_to_csv
+    from graders.scoring.parallel import default_workers, score_to_csv
     from graders.config import RunConfig
     from graders.pipeline import resolve_mapping
     from graders.readers.files import read_results
@@ -267,7 +267,7 @@ def main() -> None:
         print(f"cheap four: {results['cheap four']:.2f} s (target < 2 s)")
         # Per-grader split, in this process, one worker.
         print("per-grader split (in-process, 1 worker, scoring only: no preparing, writing or summary):")
-        from graders.scoring.batch import score_frame
+        from graders.scoring.parallel import score_frame
         from graders.config import RunConfig
         from graders.pipeline import resolve_mapping
         from graders.readers.files import read_results

@@ -260,3 +260,18 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
         raise ConfigError(f"the configuration is not valid JSON: {e}") from None
     return RunConfig.from_dict(data)
 
+
+DEFAULT_GRADERS = ("exact", "normalized")  # the command line's graders when none are named
+
+
+def command_line_config(path: str | None, graders: Sequence[str] = ()) -> RunConfig:
+    """The command line's configuration: the file at ``path`` (or none), with ``graders``
+    added at their defaults (a name given twice, or already configured, runs once), and
+    ``DEFAULT_GRADERS`` when that leaves none. ``ConfigError``."""
+    config = load_config(path) if path else RunConfig()
+    extra = [g for g in dict.fromkeys(graders) if g not in config.grader_names]
+    if extra:
+        config = RunConfig(config.columns, config.graders + tuple(GraderConfig.make(g) for g in extra), config.overall)
+    if not config.graders:
+        config = RunConfig(config.columns, tuple(GraderConfig.make(g) for g in DEFAULT_GRADERS), config.overall)
+    return config

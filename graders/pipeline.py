@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from graders.scoring.batch import Cancel, Progress, score_frame, score_to_csv
+from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.config import suggest_mapping
 from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results

@@ -1,6 +1,8 @@
 """The batch layer: column forms equal grade() row by row, the overall row, per-row
 assertions, the scored file's cells, and the summary."""
 
+import graders.scoring.parallel as par
+import graders.scoring.output as outp
 import io
 from dataclasses import replace
 import json
@@ -12,7 +14,9 @@ import pandas as pd
 import pytest
 
 from graders import GRADER_NAMES, grade
-from graders.scoring.batch import Cancelled, grade_column, overall_grade, score_frame, write_scored, SCORED_COLUMNS
+from graders.scoring.batch import grade_column, overall_grade
+from graders.scoring.output import write_scored, SCORED_COLUMNS
+from graders.scoring.parallel import Cancelled, score_frame
 from graders.config import ConfigError, GraderConfig, RunConfig
 from graders._testing import pairs
 from graders.scoring.summary import summarize
@@ -252,7 +256,7 @@ def test_scored_csv_quotes_what_a_reader_would_split(cell):
     (["q\ud800"], ["q\\ud800"]),               # a lone surrogate, to a path, as its escape
 ], ids=["empty in one column", "None and NaN", "CR and CRLF", "lone surrogate"])
 def test_write_csv_one_column_reads_back(tmp_path, cells, back):
-    from graders.scoring.batch import write_csv
+    from graders.scoring.output import write_csv
 
     out = tmp_path / "one.csv"
     write_csv(pd.DataFrame({"cell": pd.Series(cells, dtype=object)}), out, ["cell"])
@@ -266,14 +270,13 @@ def test_parallel_equals_serial_and_progress_reports():
     seen = []
     serial = score_frame(rows, cfg, workers=1, chunk_rows=500, progress=lambda d, t: seen.append((d, t)))
     assert seen[0] == (0, len(rows)) and seen[-1] == (len(rows), len(rows))
-    import graders.scoring.batch as b
 
-    old = b.PARALLEL_MIN_ROWS
-    b.PARALLEL_MIN_ROWS = 1
+    old = par.PARALLEL_MIN_ROWS
+    par.PARALLEL_MIN_ROWS = 1
     try:
         parallel = score_frame(rows, cfg, workers=2, chunk_rows=300)
     finally:
-        b.PARALLEL_MIN_ROWS = old
+        par.PARALLEL_MIN_ROWS = old
     cols = list(SCORED_COLUMNS) + ["status"]
     pd.testing.assert_frame_equal(serial[cols], parallel[cols])
 
@@ -284,7 +287,6 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
     import sys
     import types
 
-    import graders.scoring.batch as b
 
     marker = tmp_path / "ran"
     script = tmp_path / "page.py"
@@ -292,7 +294,7 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
     fake_main = types.ModuleType("__main__")
     fake_main.__file__ = str(script)
     monkeypatch.setitem(sys.modules, "__main__", fake_main)
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     rows = rows_of(mixed_pairs(900, seed=12))
     cfg = config_of("exact", "numeric", "json_schema", "chrf", overall="any",
                     json_schema={"schema": {"type": "object", "required": ["a"]}})
@@ -305,7 +307,7 @@ def test_forkserver_workers_equal_serial_and_never_run_the_parents_main(monkeypa
     assert seen[-1] == len(rows) and not marker.exists()
     # details=False keeps what the summary and the charts read, and only that
     kept = parallel["details"].notna().to_numpy()
-    assert set(parallel.loc[kept, "scorer"]) <= set(b.CHART_SCORERS)
+    assert set(parallel.loc[kept, "scorer"]) <= set(par.CHART_SCORERS)
     assert parallel.loc[parallel["scorer"].isin(["json_schema", "chrf"]), "details"].tolist() == \
         serial.loc[serial["scorer"].isin(["json_schema", "chrf"]), "details"].tolist()
     with pytest.raises(ValueError, match="start method"):
@@ -322,7 +324,7 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     import graders.scoring.batch as b
     from graders.scoring.summary import score_values, unknown_assertion_kinds
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(700, seed=12) + [(["x"], 'a "quoted",\r\nline'), (["é"], "NA")]
     rows = rows_of(data)
     rows["assertions"] = [
@@ -333,14 +335,14 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
     rows.loc[rows.index[-2:], "system"] = ["v,1", 'v"2']
     cfg = config_of("exact", "numeric", "token_f1", overall="all")
     full = score_frame(rows, cfg, include_output=True)
-    whole = b.scored_csv_bytes(full, include_output=True)  # written in one piece
+    whole = outp.scored_csv_bytes(full, include_output=True)  # written in one piece
     # Both writers join and encode their lines a few rows at a time: pieces of 40 rows,
     # and chunk ends that fall inside a piece, at a row with assertions, and not at all.
     monkeypatch.setattr(b, "_PIECE_ROWS", 40)
-    monkeypatch.setattr(b, "_WRITE_ROWS", 33)
-    assert b.scored_csv_bytes(full, include_output=True) == whole
+    monkeypatch.setattr(outp, "_WRITE_ROWS", 33)
+    assert outp.scored_csv_bytes(full, include_output=True) == whole
     buf = io.BytesIO()
-    tally = b.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
+    tally = par.score_to_csv(rows, cfg, buf, include_output=True, workers=workers, chunk_rows=150)
     assert buf.getvalue() == whole
     assert len(tally) == len(full)
     for name in ("scorer", "system", "status"):
@@ -355,34 +357,32 @@ def test_score_to_csv_writes_the_bytes_write_scored_writes(monkeypatch, workers)
 @pytest.mark.parametrize("graders", [(), ("exact",)])
 def test_score_to_csv_of_assertions_alone_and_of_no_rows(graders):
     """No grader but the rows' assertions: their lines alone; no rows: the header alone."""
-    import graders.scoring.batch as b
 
     rows = rows_of([(["a"], "a b"), (["b"], "c"), (["c"], "c")])
     rows["assertions"] = [({"type": "contains", "value": "b"},), (), ({"type": "equals", "value": "c"}, {"type": "icontains", "value": "C"})]
     cfg = config_of(*graders)
     full = score_frame(rows, cfg)
     buf = io.BytesIO()
-    tally = b.score_to_csv(rows, cfg, buf)
-    assert buf.getvalue() == b.scored_csv_bytes(full)
+    tally = par.score_to_csv(rows, cfg, buf)
+    assert buf.getvalue() == outp.scored_csv_bytes(full)
     assert tally.scorer.tolist() == full["scorer"].tolist() and len(tally) == 3 * len(graders) + 3
     buf = io.BytesIO()
-    empty = b.score_to_csv(rows.iloc[:0], cfg, buf)
-    assert buf.getvalue() == b.scored_csv_bytes(score_frame(rows.iloc[:0], cfg)) and len(empty) == 0
+    empty = par.score_to_csv(rows.iloc[:0], cfg, buf)
+    assert buf.getvalue() == outp.scored_csv_bytes(score_frame(rows.iloc[:0], cfg)) and len(empty) == 0
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_streams_to_a_path_and_renames_it_into_place(monkeypatch, tmp_path, workers):
     """Chunks go to a temporary file beside the target in row order, whatever order the
     workers finish in; the target appears whole, with open()'s permissions, at the end."""
-    import graders.scoring.batch as b
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     rows = rows_of(mixed_pairs(900, seed=5))
     cfg = config_of("exact", "contains", "bleu")
     target = tmp_path / "scored.csv"
     target.write_text("old contents")
-    b.score_to_csv(rows, cfg, target, workers=workers, chunk_rows=100)
-    assert target.read_bytes() == b.scored_csv_bytes(score_frame(rows, cfg))
+    par.score_to_csv(rows, cfg, target, workers=workers, chunk_rows=100)
+    assert target.read_bytes() == outp.scored_csv_bytes(score_frame(rows, cfg))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
     mask = os.umask(0)
     os.umask(mask)
@@ -394,9 +394,8 @@ def test_score_to_csv_copies_spooled_chunks_by_reading_when_the_kernel_copy_fail
     is refused (another file system, an old kernel) they are read and written instead."""
     import errno
 
-    import graders.scoring.batch as b
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     refused = []
 
     def refuse(*args):
@@ -407,49 +406,46 @@ def test_score_to_csv_copies_spooled_chunks_by_reading_when_the_kernel_copy_fail
     rows = rows_of(mixed_pairs(900, seed=8))
     cfg = config_of("exact", "numeric")
     target = tmp_path / "scored.csv"
-    b.score_to_csv(rows, cfg, target, workers=2, chunk_rows=100)
+    par.score_to_csv(rows, cfg, target, workers=2, chunk_rows=100)
     assert refused  # the spool was used, and its fallback
-    assert target.read_bytes() == b.scored_csv_bytes(score_frame(rows, cfg))
+    assert target.read_bytes() == outp.scored_csv_bytes(score_frame(rows, cfg))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_score_to_csv_cancelled_leaves_the_target_alone(monkeypatch, tmp_path, workers):
-    import graders.scoring.batch as b
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     rows = rows_of(mixed_pairs(600, seed=1))
     target = tmp_path / "scored.csv"
     target.write_text("old contents")
     calls = []
-    with pytest.raises(b.Cancelled):
-        b.score_to_csv(rows, config_of("exact"), target, workers=workers, chunk_rows=100,
+    with pytest.raises(par.Cancelled):
+        par.score_to_csv(rows, config_of("exact"), target, workers=workers, chunk_rows=100,
                        cancel=lambda: calls.append(1) or len(calls) > 2)
     assert target.read_text() == "old contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]
 
 
 def test_score_to_csv_into_a_missing_directory_fails_before_scoring(tmp_path):
-    import graders.scoring.batch as b
 
     rows = rows_of(mixed_pairs(50, seed=1))
     scored = []
-    with pytest.raises(b.OutputError):
-        b.score_to_csv(rows, config_of("exact"), tmp_path / "nope" / "scored.csv", progress=lambda d, t: scored.append(d))
+    with pytest.raises(outp.OutputError):
+        par.score_to_csv(rows, config_of("exact"), tmp_path / "nope" / "scored.csv", progress=lambda d, t: scored.append(d))
     assert scored == []
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, workers):
     """Corpus BLEU and chrF summed from the rows' statistics equal a second pass over the corpus."""
-    import graders.scoring.batch as b
     from graders import corpus_bleu, corpus_chrf
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(400, seed=21) + [(["one ref", "two refs here"], "two refs"), ([""], "x"), (["a b"], "")]
     rows = rows_of(data)
     cfg = config_of("bleu", "chrf", "exact")
-    lean = b.score_frame(rows, cfg, workers=workers, chunk_rows=120)
+    lean = par.score_frame(rows, cfg, workers=workers, chunk_rows=120)
     summary = summarize(lean, rows, graders=("bleu", "chrf", "exact"))
     outputs, refs = list(rows["output"]), [list(r) for r in rows["refs"]]
     assert summary["corpus"]["v1"]["bleu"]["corpus"] == corpus_bleu(outputs, refs)
@@ -464,7 +460,7 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
         details[(lean["scorer"] == "chrf").idxmax()] = broken
         assert summarize(lean.assign(details=details), rows, graders=("bleu", "chrf", "exact"))["corpus"] == summary["corpus"]
     # Statistics summed where the rows were scored (what the command line does): no details travel.
-    tally = b.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120)
+    tally = par.score_to_csv(rows, cfg, io.BytesIO(), workers=workers, chunk_rows=120)
     sums = tally.statistics
     assert set(sums) == {("bleu", "v1"), ("chrf", "v1")}
     assert all(count == len(rows) for count, _ in sums.values())
@@ -478,20 +474,19 @@ def test_summary_corpus_figures_from_the_sentence_statistics(monkeypatch, worker
 @pytest.mark.parametrize("how", ["score_to_csv", "score_frame", "score_frame forkserver"])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_summed_statistics_give_each_systems_corpus_figures(monkeypatch, workers, how):
-    import graders.scoring.batch as b
     from graders import corpus_bleu, corpus_chrf
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     data = mixed_pairs(150, seed=8)
     rows = pd.concat([rows_of(data, "v1"), rows_of(data[::-1], "v2")], ignore_index=True).sample(frac=1, random_state=2)
     rows = rows.reset_index(drop=True)
     sums = {}
     config = config_of("bleu", "chrf", "numeric")
     if how == "score_to_csv":
-        scored = b.score_to_csv(rows, config, io.BytesIO(), workers=workers, chunk_rows=70)
+        scored = par.score_to_csv(rows, config, io.BytesIO(), workers=workers, chunk_rows=70)
         sums = scored.statistics
     else:
-        scored = b.score_frame(rows, config, workers=workers, chunk_rows=70, details=False, statistics=sums,
+        scored = par.score_frame(rows, config, workers=workers, chunk_rows=70, details=False, statistics=sums,
                                start_method=how.split()[-1] if " " in how else "fork")
         kept = scored["details"].notna()
         if workers > 1:  # only numeric's details travel (the tolerance sweep reads them)
@@ -589,7 +584,7 @@ def test_config_round_trips():
 
 
 def test_thresholds_applied_later_equal_scoring_with_them():
-    from graders.scoring.batch import apply_thresholds, split_thresholds
+    from graders.scoring.thresholds import apply_thresholds, split_thresholds
 
     rows = rows_of(mixed_pairs(300, seed=4))
     cfg = config_of("exact", "token_f1", "bleu", "rouge_l", "chrf", "json_fields", overall="any",
@@ -620,7 +615,8 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it():
 
 
 def test_with_output_gives_the_column_include_output_gives():
-    from graders.scoring.batch import scored_csv_bytes, with_output
+    from graders.scoring.batch import with_output
+    from graders.scoring.output import scored_csv_bytes
     from graders.pipeline import score_prepared
     from graders.readers.files import read_results
 
@@ -685,10 +681,9 @@ def test_deferred_explanations_filled_in_equal_scoring_with_them(monkeypatch, wo
     """explain=False changes nothing but the explanations (None, every row of a deferring
     grader) and those graders' facts; explain_rows gives back the cells explain=True gives,
     for the whole frame or any slice of it, across systems, repeats and several references."""
-    import graders.scoring.batch as batch
     from graders.scoring.batch import explain_rows
 
-    monkeypatch.setattr(batch, "PARALLEL_MIN_ROWS", 10)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 10)
     data = mixed_pairs(300, seed=11) + [(["7", "seven"], "It is 7."), (["ab", "b"], "xb"), (["", "a"], " A")]
     rows = pd.concat([rows_of(data, "v1"), rows_of(data[::-1], "v2")], ignore_index=True)
     cfg = config_of("exact", "normalized", "contains", "numeric", "token_f1", "regex", overall="all",

@@ -205,7 +205,7 @@ LONG = "1" + "0" * 70
 def test_sweep_from_the_graders_details_equals_reading_the_rows(vary, fixed, read):
     """The dashboard hands the sweep the numeric grader's details; single-reference rows are
     then not read again. Same critical tolerances either way, long numerals included."""
-    from graders.scoring.batch import score_frame
+    from graders.scoring.parallel import score_frame
     from graders.config import GraderConfig, RunConfig
 
     cases = CASES + [((LONG,), LONG[:-1] + "1", "whole"), ((LONG + ".5",), "x " + LONG, "last"),

@@ -1,5 +1,6 @@
 """A versus B: pairing, wins/losses/ties, filters, unpaired cases, the CLI and its gates."""
 
+import graders.scoring.parallel as par
 import json
 import math
 from pathlib import Path
@@ -176,13 +177,13 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
     Either way the figures and the paired rows equal one process's."""
     import random
 
-    import graders.scoring.batch as b
+
     from graders._testing import WORDS
 
-    monkeypatch.setattr(b, "PARALLEL_MIN_ROWS", 1)
+    monkeypatch.setattr(par, "PARALLEL_MIN_ROWS", 1)
     rng = random.Random(4)
     lines = ["id,expected,output,output_b"]
-    for i in range(3 * b.CHUNK_ROWS // 2 + 1):  # three chunks of prepared rows (A and B)
+    for i in range(3 * par.CHUNK_ROWS // 2 + 1):  # three chunks of prepared rows (A and B)
         exp = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
         lines.append(f"c{i},{exp},{rng.choice([exp, exp.upper(), 'x'])},{rng.choice([exp, exp + '.', 'y'])}")
     file = read_results("\n".join(lines).encode())

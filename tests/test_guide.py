@@ -200,7 +200,8 @@ def test_left_out_reasons_are_the_code_reasons():
 
 
 def test_overall_graders_and_scored_columns():
-    from graders.scoring.batch import NO_BINARY_GRADER, SCORED_COLUMNS
+    from graders.scoring.batch import NO_BINARY_GRADER
+    from graders.scoring.output import SCORED_COLUMNS
     from graders.config import OVERALL_GRADERS
 
     assert codes(guide.OVERALL_GRADERS_TEXT) == list(OVERALL_GRADERS)

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from graders import grade
 from graders.metrics import json_schema as js
 from graders.engines import jsonparse
-from graders.scoring.batch import JSON_PARSERS, score_frame
+from graders.scoring.batch import JSON_PARSERS
+from graders.scoring.parallel import score_frame
 from graders.config import RunConfig
 from graders.engines.jsonparse import (
     MAX_DEPTH,
@@ -982,7 +983,8 @@ def test_compact_table(value, limit, want):
 def test_below_threshold_includes_a_score_exactly_a_tenth_below(kept, threshold):
     """SPEC §4 "within 0.1 below": the boundary itself counts, whichever way threshold - 0.1
     rounds (0.8 - 0.1 is 0.7000000000000001); the batch path and apply_thresholds agree."""
-    from graders.scoring.batch import apply_thresholds, score_frame
+    from graders.scoring.parallel import score_frame
+    from graders.scoring.thresholds import apply_thresholds
     from graders.config import GraderConfig, RunConfig
 
     exp = json.dumps({str(i): i for i in range(10)})

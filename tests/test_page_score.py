@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from graders import cli
-from graders.scoring.batch import scored_csv_bytes
+from graders.scoring.output import scored_csv_bytes
 from ui import loading
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -418,7 +418,6 @@ def test_interrupted_wait_discards_the_isolate():
 
 def test_forked_child_starts_its_own_isolate():
     match_many("a", "", "anywhere", ["a"])  # the parent has a pooled isolate
-    held, release = threading.Event(), threading.Event()
 
     def hold() -> None:  # another thread mid-call at fork time
         match_many(CATASTROPHIC, "", "anywhere", [EVIL_TEXT], timeout=1.0)

@@ -49,7 +49,9 @@ import pandas as pd
 import streamlit as st
 
 from ui.present import charts
-from graders.scoring.batch import Cancelled, apply_thresholds, default_workers, explain_rows, split_thresholds, warm_forkserver
+from graders.scoring.batch import explain_rows
+from graders.scoring.parallel import Cancelled, default_workers, warm_forkserver
+from graders.scoring.thresholds import apply_thresholds, split_thresholds
 from graders.config import RunConfig, mapping_dict
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers.files import ResultsFile
@@ -57,7 +59,7 @@ from graders.scoring.rows import MappingError, Prepared, prepare
 from graders.scoring.summary import positions_by_value, scorer_stats
 from graders.explore.sweeps import numeric_tolerance_sweep
 
-from .views import haystack
+from ui.present.search import haystack
 
 MAX_RUNS = 3
 # Scored rows kept across cached runs: millions of live rows make every garbage collection

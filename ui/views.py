@@ -21,7 +21,9 @@ import pandas as pd
 import streamlit as st
 
 from ui.present import charts
-from graders.scoring.batch import explain_rows, scored_csv_bytes, with_output
+from ui.present.search import haystack, text_cases  # noqa: F401  (text_cases: the search the page runs)
+from graders.scoring.batch import explain_rows, with_output
+from graders.scoring.output import scored_csv_bytes
 from graders.metrics.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 
@@ -338,36 +340,6 @@ def kind_mask(frame: pd.DataFrame, kinds: Sequence[str], masks: Mapping[str, np.
     return out
 
 
-SEARCHED = ("item", "input", "expected", "output")
-
-
-def haystack(rows: pd.DataFrame) -> pd.Series:
-    """Each case's searchable text, casefolded: id, input, expected and output as the page
-    shows them: an any-of expected's references as well as its JSON cell (which may spell
-    "Zürich" as "Z\\u00fcrich"), and a lone surrogate as its escape ("\\ud800", which a
-    browser can send where it cannot send the surrogate)."""
-    # object, not str: pandas' string dtype cannot hold a lone surrogate ("\ud800" in JSON)
-    parts = [rows[c].fillna("").astype(object) for c in SEARCHED if c in rows.columns]
-    if "refs" in rows.columns:
-        parts.append(pd.Series(["\x00".join(r) if r else "" for r in rows["refs"]], index=rows.index, dtype=object))
-    text = parts[0]
-    for p in parts[1:]:
-        text = text + "\x00" + p
-    odd = text.str.contains("[\ud800-\udfff]", regex=True).to_numpy(dtype=bool)
-    if odd.any():
-        text = text.copy()
-        text[odd] = [display.text(t) for t in text[odd]]
-    return text.str.casefold()
-
-
-def text_cases(rows: pd.DataFrame, text: str, hay: pd.Series | None = None) -> pd.DataFrame:
-    """The (record, system) of the cases whose id, input, expected or output contains
-    ``text`` (case-insensitive). ``hay``: ``haystack(rows)``, when already built."""
-    hay = haystack(rows) if hay is None else hay
-    hit = hay.str.contains(text.strip().casefold(), regex=False)
-    return rows.loc[hit.to_numpy(), ["record", "system"]]
-
-
 def filter_parts(
     parts: Mapping[str, pd.DataFrame],
     rows: pd.DataFrame,
@@ -508,7 +480,7 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
 def scored_download(view: dict[str, Any], include_output: bool) -> bytes:
     """The scored CSV of the view, what ``gradeboard score`` writes with the exported
     configuration (and ``--include-output``: the output column joined from the rows)."""
-    from .scoring import full_scored
+    from ui.scoring import full_scored
 
     scored = full_scored(view)
     if include_output:

@@ -13,16 +13,17 @@ one side only are counted and listed, never dropped silently.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from graders.scoring.batch import score_frame, write_csv
+from graders.scoring.output import write_csv
+
+from graders.scoring.parallel import score_frame
 from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.pipeline import resolve_mapping
 from graders.readers.files import ResultsFile, read_results
@@ -96,6 +97,24 @@ class Comparison:
         on two cases (p = 0.5)."""
         p = self.metrics[name].p_holm
         return self.worse_beyond_interval(name) and p is not None and math.isfinite(p) and p < alpha
+
+    def fail_if_worse(self, names: Sequence[str]) -> list[str]:
+        """The ``--fail-if-worse`` gates that trip, one line each (empty: none does).
+        ``CompareError`` for a grader that was not compared. A gate with nothing to measure
+        trips: a comparison in which no case has a score on both sides (ids that do not
+        match, a grader neither side is judged on) must not pass CI in silence."""
+        for name in names:
+            if name not in self.metrics:
+                raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; "
+                                   f"compared: {', '.join(self.metrics) or 'none'}")
+        tripped = []
+        for name in names:
+            m = self.metrics[name]
+            if m.stats.n == 0:
+                tripped.append(f"no pair has a {name} score on both sides, so A cannot be shown not to be worse")
+            elif self.worse(name):
+                tripped.append(f"A is worse than B on {name} beyond the 95% interval (Holm p = {m.p_holm:.2g})")
+        return tripped
 
     def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
         """Paired rows for review: ``a_fails_b_passes``, ``a_passes_b_fails`` or ``disagree``

@@ -61,7 +61,7 @@ __all__ = [
     "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags",
     "MatchResult", "TimeoutResult", "ErrorResult", "match_many", "ecma_search",
     "check_pattern", "python_pattern_hint", "literal", "count_surrogates", "MODES",
-    "ENGINE", "ENGINE_VERSION", "engine_version",
+    "ENGINE", "engine_version",
 ]
 
 MODES = ("anywhere", "start", "whole")

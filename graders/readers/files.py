@@ -189,6 +189,18 @@ def _read_path(path: str, max_bytes: int) -> bytes:
     return data
 
 
+def max_bytes_of(mb: float | None) -> int:
+    """``--max-mb``'s bytes (None: ``DEFAULT_MAX_BYTES``); ``ResultsFileError`` unless a
+    number of MB > 0."""
+    import math
+
+    if mb is None:
+        return DEFAULT_MAX_BYTES
+    if not (math.isfinite(mb) and mb > 0):
+        raise ResultsFileError(f"--max-mb takes a number of MB > 0, not {mb:g}")
+    return int(min(mb * 1024 * 1024, sys.maxsize))
+
+
 def _check_size(size: int, max_bytes: int) -> None:
     if size > max_bytes:
         have, limit = _megabytes(size), _megabytes(max_bytes)

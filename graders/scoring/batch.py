@@ -15,67 +15,60 @@ from __future__ import annotations
 
 import gc as collector
 import json
-import math
-import os
-import shutil
-import stat
 import tempfile
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, replace
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
 from itertools import chain
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from graders.scoring.assertions import run_assertion, scorer_name
+from graders.scoring.output import (  # noqa: F401  (the names this module has always offered)
+    SCORED_COLUMNS,
+    OutputError,
+    _PASS_CELL,
+    _QUOTE,
+    _QUOTES,
+    _append_file,
+    _csv_column,
+    csv_bytes,
+    csv_cell,
+    format_score,
+    grade_cells,
+    replaced_whole,
+    scored_csv_bytes,
+    write_csv,
+    write_scored,
+)
 from graders.result import Block
 from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
 from graders.engines.jsonparse import shared_parses
 from graders.registry import get_spec, run
-from graders.result import STATUSES, Grade, threshold_words
-from graders.scoring.summary import CorpusStatistics, Tally, add_statistics, factorized, positions_by_value, statistic_sums
+from graders.result import STATUSES, Grade
+from graders.scoring.summary import CorpusStatistics, positions_by_value, statistic_sums
 
-SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
 # row number, to join back to expected and output) and details (the Grade's details).
 EXTRA_COLUMNS = ("status", "record", "details")
 
-CHUNK_ROWS = 4000
+
+# The scored rows' cells that are their source row's: a worker leaves them out of what it
+# sends back (the parent has the rows), and is sent only those it needs.
+ROW_COLUMNS = ("item", "system", "repeat", "record")
+
+
+# Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
+CORPUS_SCORERS = ("bleu", "chrf")
+
+
+def _scorer_statistics(name: str, systems: np.ndarray, details: np.ndarray) -> CorpusStatistics:
+    """One corpus scorer's (BLEU's or chrF's) statistics summed per system, from its rows'
+    systems and details (object arrays)."""
+    return {(name, system): (len(at), statistic_sums(name, details[at])) for system, at in positions_by_value(systems).items()}
+
 # Graders that parse the output with jsonparse.parse (shared within a chunk when several run).
 JSON_PARSERS = frozenset({"json_schema", "valid_json", "json_fields"})
-PARALLEL_MIN_ROWS = 20000
-
-Progress = Callable[[int, int], None]
-Cancel = Callable[[], bool]
-
-
-class OutputError(OSError):
-    """The scored file could not be written."""
-
-
-class Cancelled(Exception):
-    """Scoring was stopped by the cancel callback."""
-
-
-def format_score(score: float | None) -> str:
-    return "" if score is None or (isinstance(score, float) and math.isnan(score)) else repr(float(score))
-
-
-_PASS_CELL = {True: "true", False: "false", None: ""}
-
-
-def grade_cells(g: Grade) -> tuple[str, str, str, str]:
-    """(score, pass, error, near_miss) cells of the scored file for one grade."""
-    if g.status == "not_judged":
-        err = "not-judged"
-    elif g.status == "error":
-        err = g.explanation
-    else:
-        err = ""
-    return format_score(g.score), _PASS_CELL[g.passed], err, ";".join(g.near_miss) if g.near_miss else ""
 
 
 def distinct_pairs(
@@ -436,7 +429,7 @@ def _tally_columns(n: int, blocks: Blocks, extra: Assertions) -> dict[str, Any]:
     return part
 
 
-def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[str, Any]:
+def _file_part(rows: pd.DataFrame, config: RunConfig, back: Any) -> dict[str, Any]:
     """One chunk scored for the scored file: its lines, formatted here (``_chunk_lines``),
     as pieces of bytes (``_csv``) or in a new file in the directory ``back.csv`` (``_csv_file``:
     the parent copies it into the scored file in the kernel, and the bytes never cross a
@@ -462,544 +455,6 @@ def _file_part(rows: pd.DataFrame, config: RunConfig, back: "_Return") -> dict[s
     else:
         part["_csv"] = pieces
     return part
-
-
-# The scored rows' cells that are their source row's: a worker leaves them out of what it
-# sends back (the parent has the rows), and is sent only those it needs.
-ROW_COLUMNS = ("item", "system", "repeat", "record")
-
-
-def _sent_columns(rows: pd.DataFrame, back: "_Return") -> list[str]:
-    """The columns of the rows a forkserver worker needs for ``back``: the pairs, the
-    assertions, the system for the corpus sums, the ids for the scored file's lines."""
-    cols = ["refs", "output"] + (["assertions"] if "assertions" in rows.columns else [])
-    if back.csv:
-        cols += ["item", "system", "repeat"]
-    elif back.sums:
-        cols.append("system")
-    return cols
-
-
-def _attach_rows(part: dict[str, Any], row_arrays: dict[str, np.ndarray], offset: int) -> dict[str, Any]:
-    """A part back from a worker with its rows' cells (``ROW_COLUMNS``, the output when
-    asked) looked up from the parent's rows by position."""
-    at = part.pop("_pos") + offset
-    for name, col in row_arrays.items():
-        part[name] = col[at]
-    return part
-
-
-def _chunks(n: int, size: int) -> list[tuple[int, int]]:
-    return [(s, min(n, s + size)) for s in range(0, n, size)]
-
-
-def default_workers() -> int:
-    """The command line's default: one process per core, at most four."""
-    return max(1, min(4, os.cpu_count() or 1))
-
-
-@dataclass(frozen=True)
-class _Return:
-    """What a scored chunk sends back to the parent (``_finish_part``, ``_file_part``).
-
-    ``include_output``: the output column too. ``details``: every row's details (else only
-    those of ``CHART_SCORERS``). ``explain``: False defers the explanations of the graders
-    that can (``explain_rows``). ``slim``: leave out the cells the parent has
-    (``ROW_COLUMNS``, the output; ``_attach_rows``). ``csv``: the chunk's lines of the
-    scored file and its ``Tally`` columns instead of its cells (``_file_part``), the lines
-    as pieces of bytes (True) or in a file in this directory. ``sums``: BLEU's and chrF's corpus
-    statistics summed per (scorer, system) (``_statistics``) instead of their rows'
-    details, where the rows travel (always with ``csv``).
-    """
-
-    include_output: bool = False
-    details: bool = True
-    csv: bool | str = False
-    sums: bool = False
-    explain: bool = True
-    slim: bool = False
-
-
-# What forked workers score: set just before the pool forks, so the rows reach the
-# children with the fork instead of being pickled; only (start, stop) travels.
-_FORKED: tuple[pd.DataFrame, RunConfig, _Return] | None = None
-
-
-# Scorers whose details the summary reads: their per-row statistics sum to the corpus figure.
-CORPUS_SCORERS = ("bleu", "chrf")
-# ... and those the dashboard's charts read too: JSON Schema's violations by path and
-# keyword, numeric's differences (the tolerance sweep need not read the numbers again).
-CHART_ONLY_SCORERS = ("json_schema", "numeric")
-CHART_SCORERS = CORPUS_SCORERS + CHART_ONLY_SCORERS
-
-START_METHODS = ("fork", "forkserver")
-# What the forkserver imports once, so each worker it forks starts with the graders loaded;
-# not "__main__" (inside Streamlit that is the page script), and _forkserver_init stops the
-# workers from running the parent's main module on their own.
-_PRELOAD = ["graders.scoring._forkserver_init", "graders", "graders.scoring.batch"]
-
-
-def _kept_details(part: dict[str, Any], keep_scorers: Sequence[str] = CORPUS_SCORERS) -> np.ndarray:
-    """The details column with only these scorers' rows kept (None elsewhere)."""
-    out = np.full(len(part["scorer"]), None, dtype=object)
-    if not keep_scorers:
-        return out
-    keep = np.isin(part["scorer"], keep_scorers)
-    if keep.any():
-        out[keep] = part["details"][keep]
-    return out
-
-
-def _scorer_statistics(name: str, systems: np.ndarray, details: np.ndarray) -> CorpusStatistics:
-    """One corpus scorer's (BLEU's or chrF's) statistics summed per system, from its rows'
-    systems and details (object arrays)."""
-    return {(name, system): (len(at), statistic_sums(name, details[at])) for system, at in positions_by_value(systems).items()}
-
-
-def _chunk_statistics(part: dict[str, Any]) -> CorpusStatistics:
-    """BLEU's and chrF's corpus statistics of a scored chunk summed per (scorer, system)."""
-    out: CorpusStatistics = {}
-    scorers, systems, details = part["scorer"], part["system"], part["details"]
-    for name in CORPUS_SCORERS:
-        mine = np.flatnonzero(scorers == name)
-        if len(mine):
-            out.update(_scorer_statistics(name, systems[mine], details[mine]))
-    return out
-
-
-def _finish_part(part: dict[str, Any], back: _Return) -> dict[str, Any]:
-    """Trim a scored chunk of ``score_frame`` for its trip back to the parent as ``back``
-    says (the scored file's chunks are ``_file_part``'s)."""
-    if back.sums:
-        part["_statistics"] = _chunk_statistics(part)
-    if not back.details:  # pickling a dict per row back to the parent costs more than scoring
-        part["details"] = _kept_details(part, CHART_ONLY_SCORERS if back.sums else CHART_SCORERS)
-    if back.slim:
-        for c in ROW_COLUMNS + ("output",):
-            part.pop(c, None)
-    else:
-        part.pop("_pos")
-    return part
-
-
-def _score_span(a: int, b: int) -> dict[str, Any]:
-    assert _FORKED is not None
-    rows, config, back = _FORKED
-    return _scored_part(rows.iloc[a:b], config, back)
-
-
-def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
-    """One chunk scored and finished (``_score_chunk`` and ``_finish_part``, or for the scored
-    file ``_file_part``), the collector paused."""
-    with _collector_paused():
-        if back.csv:
-            return _file_part(rows, config, back)
-        return _finish_part(_score_chunk(rows, config, back.include_output, back.explain), back)
-
-
-def _score_rows(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
-    """A forkserver worker's task: the chunk's rows travel with it (nothing is inherited)."""
-    return _scored_part(rows, config, back)
-
-
-def warm_forkserver() -> None:
-    """Start the forkserver (a fresh process importing the graders once) ahead of the first
-    parallel scoring, so that scoring does not wait for it; safe from any thread."""
-    ctx = get_context("forkserver")
-    ctx.set_forkserver_preload(_PRELOAD)
-    from multiprocessing import forkserver
-
-    forkserver.ensure_running()
-
-
-def score_frame(
-    rows: pd.DataFrame,
-    config: RunConfig,
-    *,
-    include_output: bool = False,
-    workers: int = 1,
-    progress: Progress | None = None,
-    cancel: Cancel | None = None,
-    chunk_rows: int = CHUNK_ROWS,
-    details: bool = True,
-    start_method: str = "fork",
-    statistics: CorpusStatistics | None = None,
-    explain: bool = True,
-) -> pd.DataFrame:
-    """Score every row with every configured grader, the overall row and the row's assertions.
-
-    ``workers``: processes for frames of at least ``PARALLEL_MIN_ROWS`` rows (POSIX only;
-    the command line uses one per core, at most four). ``start_method``: ``"fork"`` (the
-    rows reach the workers with the fork, nothing is pickled but the results) or
-    ``"forkserver"`` (each chunk's rows are sent; the workers are forked from a clean
-    server process, which is what a threaded host such as Streamlit needs: forking a
-    process with other threads running can deadlock the child). ``progress(done,
-    total)`` is called after each chunk; ``cancel()`` returning True stops between chunks
-    with ``Cancelled``. ``details=False`` leaves the ``details`` column empty (None) when
-    rows are scored in worker processes, except BLEU's and chrF's (the summary sums their
-    statistics) and JSON Schema's and numeric's (the violations chart and the tolerance
-    sweep read them). ``statistics``: a dict to fill with BLEU's and chrF's corpus
-    statistics summed per (scorer, system) (pass it to ``summarize``); with it and
-    ``details=False``, their rows' details stay in the workers too. ``explain=False``: the
-    graders that can defer them (exact, normalized, contains, numeric) leave their
-    explanation cells None and the facts behind them out of ``details``; verdicts, scores,
-    near misses, errors and metadata are unchanged, and ``explain_rows`` fills the
-    explanations of the rows a view shows (a view of 200,000 rows shows a thousand).
-    """
-    back = _Return(include_output=include_output, details=details, sums=statistics is not None, explain=explain)
-    parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, start_method=start_method)
-    if statistics is not None:
-        for part in parts:
-            add_statistics(statistics, part.pop("_statistics"))
-    columns = list(SCORED_COLUMNS) + (["output"] if include_output else []) + list(EXTRA_COLUMNS)
-    return _frame(parts, columns)
-
-
-def score_to_csv(
-    rows: pd.DataFrame,
-    config: RunConfig,
-    out: Any,
-    *,
-    include_output: bool = False,
-    workers: int = 1,
-    progress: Progress | None = None,
-    cancel: Cancel | None = None,
-    chunk_rows: int = CHUNK_ROWS,
-) -> Tally:
-    """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
-    binary file) in one pass: each chunk's lines are formatted where it was scored, in the
-    worker processes when there are several, and written as soon as the chunks before it
-    are, so the parent never holds the whole file (to a path, workers leave their lines in
-    files beside it, which the parent copies in file to file). A new path or a regular file
-    is written to a temporary file beside it and renamed into place at the end: a failed or
-    cancelled run leaves no half file; a link, a device or a pipe is written through
-    (``replaced_whole``). Each chunk's lines are formatted straight from its graders' results
-    (``_block_lines``), and no cell travels back: returns the ``Tally`` that
-    ``summarize`` reads (statuses, scores and near misses as numbers, BLEU's and chrF's
-    corpus statistics summed where the rows were scored, the unknown assertion kinds).
-    """
-    header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
-    target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
-    tmp = None
-    try:
-        if target is None:
-            sink = out
-        elif replaced_whole(target):
-            # Beside the target, so the rename stays on one file system; "x" refuses a clash.
-            tmp = f"{target}.{os.getpid()}-{os.urandom(4).hex()}.part"
-            sink = open(tmp, "xb")
-        else:  # a device, a pipe or a link: written through, as the shell's ">" would
-            sink = open(target, "wb")
-    except OSError as e:
-        raise OutputError(e.errno, e.strerror) from e
-    closing = sink if target is not None and tmp is None else None
-    spool = None  # where worker processes leave their chunks' lines: beside the target
-    waiting: dict[int, bytes | list[bytes] | str] = {}
-    written = 0
-
-    def write(data: bytes | list[bytes] | str) -> None:
-        try:
-            if isinstance(data, bytes):
-                sink.write(data)
-            elif isinstance(data, list):  # a chunk's pieces, scored in this process
-                sink.writelines(data)
-            else:  # a chunk a worker wrote to the spool: copied file to file, then removed
-                sink.flush()
-                _append_file(data, sink.fileno())
-                os.remove(data)
-        except OSError as e:
-            raise OutputError(e.errno, e.strerror) from e
-
-    statistics: CorpusStatistics = {}
-    unknown: dict[str, int] = {}
-
-    def emit(k: int, part: dict[str, Any]) -> None:
-        nonlocal written
-        add_statistics(statistics, part.pop("_statistics"))
-        for kind, count in part.pop("_unknown").items():
-            unknown[kind] = unknown.get(kind, 0) + count
-        waiting[k] = part.pop("_csv") if "_csv" in part else part.pop("_csv_file")
-        while written in waiting:
-            write(waiting.pop(written))
-            written += 1
-
-    try:
-        if tmp is not None and workers > 1:
-            head, tail = os.path.split(tmp)
-            try:
-                spool = tempfile.mkdtemp(prefix=f"{tail}.", dir=head or ".")
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-        write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True)
-        parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
-        if tmp is not None:
-            try:
-                sink.close()
-                os.replace(tmp, target)
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-            tmp = None
-        if closing is not None:
-            try:
-                closing.close()
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-    finally:
-        if tmp is not None:  # failed or cancelled: the target stays as it was
-            sink.close()
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-        if closing is not None and not closing.closed:
-            try:
-                closing.close()
-            except OSError:
-                pass
-        if spool is not None:
-            shutil.rmtree(spool, ignore_errors=True)
-    return _tally(parts, factorized(rows["system"].to_numpy(dtype=object)), statistics, unknown)
-
-
-def replaced_whole(path: str) -> bool:
-    """Whether the scored file at ``path`` is written to a temporary file beside it and
-    renamed into place (a failed run leaves the old file as it was): for a new path or a
-    regular file. Anything else is written through in place: renaming over a symbolic
-    link would replace the link, over ``/dev/stdout`` (a link too, as root) the device
-    entry, and a named pipe's reader would never see the file."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:  # a new path; or one that cannot be looked at, which open will say why
-        return True
-
-
-def _tally(parts: list[dict[str, Any]], systems: tuple[np.ndarray, list[Any]], statistics: CorpusStatistics,
-           unknown: dict[str, int]) -> Tally:
-    """The file parts' summary columns end to end, as codes: each part's scorers' into the
-    names of all (in order of first appearance), each scored row's system's (``systems``:
-    the rows' system codes and names) found from its row."""
-    def joined(name: str, dtype: Any) -> np.ndarray:
-        return np.concatenate([part[name] for part in parts]) if parts else np.empty(0, dtype=dtype)
-
-    names: dict[str, int] = {}
-    scorers = []
-    for part in parts:
-        local = [names.setdefault(name, len(names)) for name in part["_scorers"]]
-        scorers.append(np.array(local, dtype=np.int16)[part["scorer"]])
-    row_systems, system_names = systems
-    return Tally(
-        scorer_codes=np.concatenate(scorers) if parts else np.empty(0, dtype=np.int16),
-        scorer_names=tuple(names),
-        system_codes=row_systems[joined("_pos", np.intp)],
-        system_names=tuple(system_names),
-        status_codes=joined("status", np.int8),
-        values=joined("values", np.float64),
-        near=joined("near", np.bool_),
-        unknown_assertions=dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))),
-        statistics=statistics,
-    )
-
-
-def _append_file(path: str, fd: int) -> None:
-    """Append the file at ``path`` to the open file ``fd`` at its offset, in the kernel
-    (``copy_file_range``) where it can, by reading and writing where it cannot."""
-    with open(path, "rb", buffering=0) as src:
-        try:
-            while os.copy_file_range(src.fileno(), fd, 1 << 30):
-                pass
-            return
-        except (AttributeError, OSError):  # no such call here, or not between these files
-            pass
-        with open(fd, "wb", closefd=False) as dst:  # on from where the kernel copy stopped
-            shutil.copyfileobj(src, dst)
-
-
-def _frame(parts: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    """The parts' columns end to end, one object column each. Joined as Series, the columns
-    stay separate blocks: a frame built from a dict would copy them all into one 2-d block
-    (a third of a second at 800,000 rows, while the run waits)."""
-    merged = [
-        pd.Series(np.concatenate([part[c] for part in parts]) if parts else np.empty(0, dtype=object), name=c, dtype=object)
-        for c in columns
-    ]
-    return pd.concat(merged, axis=1)
-
-
-def _score_parts(
-    rows: pd.DataFrame, config: RunConfig, back: _Return, workers: int, progress: Progress | None,
-    cancel: Cancel | None, chunk_rows: int, on_part: Callable[[int, dict[str, Any]], None] | None = None,
-    start_method: str = "fork",
-) -> list[dict[str, Any]]:
-    """Every chunk's scored columns, in row order (see ``score_frame``), each trimmed as
-    ``back`` says; ``on_part(k, part)`` sees chunk ``k`` as soon as it is scored (chunks may
-    arrive out of order)."""
-    global _FORKED
-    if start_method not in START_METHODS:
-        raise ValueError(f"unknown start method {start_method!r}; valid: {', '.join(START_METHODS)}")
-    n = len(rows)
-    workers = max(1, int(workers or 1))
-    spans = _chunks(n, chunk_rows)
-    parts: list[dict[str, Any] | None] = [None] * len(spans)
-    done = 0
-    if progress:
-        progress(0, n)
-    if workers == 1 or n < PARALLEL_MIN_ROWS or len(spans) < 2 or os.name != "posix":
-        serial = replace(back, details=True, csv=bool(back.csv))
-        for k, (a, b) in enumerate(spans):
-            if cancel and cancel():
-                raise Cancelled()
-            # In one process every detail stays (nothing is pickled) and the lines are not spooled.
-            parts[k] = _scored_part(rows.iloc[a:b], config, serial)
-            if back.csv:  # a file part's scored rows' rows, in the frame
-                parts[k]["_pos"] += a
-            if on_part:
-                on_part(k, parts[k])
-            done += b - a
-            if progress:
-                progress(done, n)
-    else:
-        ctx = get_context(start_method)
-        back = replace(back, slim=True)
-        # what the parent attaches to each part by position (a file part keeps its positions)
-        row_arrays = {} if back.csv else {c: rows[c].to_numpy(dtype=object) for c in ROW_COLUMNS}
-        if back.include_output and not back.csv:
-            row_arrays["output"] = rows["output"].to_numpy(dtype=object)
-        if start_method == "fork":
-            _FORKED = (rows, config, back)
-        else:
-            ctx.set_forkserver_preload(_PRELOAD)
-            sent = rows[_sent_columns(rows, back)]
-        try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-                if start_method == "fork":
-                    futures = {pool.submit(_score_span, a, b): k for k, (a, b) in enumerate(spans)}
-                else:
-                    futures = {
-                        pool.submit(_score_rows, sent.iloc[a:b], config, back): k
-                        for k, (a, b) in enumerate(spans)
-                    }
-                try:
-                    for fut in as_completed(futures):
-                        k = futures[fut]
-                        part = fut.result()
-                        if back.csv:
-                            part["_pos"] += spans[k][0]
-                        else:
-                            part = _attach_rows(part, row_arrays, spans[k][0])
-                        parts[k] = part
-                        if on_part:
-                            on_part(k, parts[k])
-                        a, b = spans[k]
-                        done += b - a
-                        if progress:
-                            progress(done, n)
-                        if cancel and cancel():
-                            raise Cancelled()
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
-        finally:
-            _FORKED = None
-    return [part for part in parts if part]
-
-
-def write_csv(frame: pd.DataFrame, path_or_buffer: Any, columns: Sequence[str]) -> None:
-    """Write these columns of ``frame`` as the product writes every CSV: each cell as text
-    (None or NaN as ""), RFC 4180 quoting as pandas and the csv module write it (a cell is
-    quoted when it holds ``,``, ``"``, CR or LF, a ``"`` doubled; a bare CR too, which
-    they leave bare), LF line ends. Read back with ``dtype=str, keep_default_na=False`` it
-    gives the same cells. To a path, lone surrogates, which UTF-8 cannot hold, are written
-    as backslash escapes; a text buffer gets the text as is."""
-    columns = list(columns)
-    if isinstance(path_or_buffer, (str, os.PathLike)):
-        with open(path_or_buffer, "wb") as raw:  # encoding each block ourselves is faster than a text wrapper
-            _write_lines(_Utf8Writer(raw), frame, columns)
-    else:
-        _write_lines(path_or_buffer, frame, columns)
-
-
-def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
-    """Write the scored CSV (``write_csv``): SPEC §6's columns, and ``output`` when asked."""
-    write_csv(scored, path_or_buffer, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
-
-
-def csv_bytes(frame: pd.DataFrame, columns: Sequence[str]) -> bytes:
-    """``write_csv``'s bytes, for a download."""
-    import io
-
-    buf = io.StringIO()
-    write_csv(frame, buf, columns)
-    return buf.getvalue().encode("utf-8", errors="backslashreplace")
-
-
-# Rows joined per write: bounded memory for any file size, and (as ``_PIECE_ROWS``) texts
-# small enough to stay in the cache: 100,000 rows at a time took twice as long.
-_WRITE_ROWS = 2000
-
-
-class _Utf8Writer:
-    """``write(text)`` to a binary file as UTF-8, lone surrogates as backslash escapes."""
-
-    def __init__(self, raw: Any) -> None:
-        self.raw = raw
-
-    def write(self, text: str) -> None:
-        self.raw.write(text.encode("utf-8", "backslashreplace"))
-
-
-def csv_cell(value: Any) -> str:
-    """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it, except that a bare CR is
-    quoted too (csv.writer with LF line ends leaves it bare, and readers split there)."""
-    if not isinstance(value, str):
-        value = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
-    if '"' in value:
-        return '"' + value.replace('"', '""') + '"'
-    if "," in value or "\n" in value or "\r" in value:
-        return '"' + value + '"'
-    return value
-
-
-_QUOTE, _QUOTES = '"', '""'
-
-
-def _csv_column(values: list[Any]) -> list[str]:
-    """A column's cells quoted; a column of few distinct values quotes each once."""
-    distinct = set(values) if len(values) > 64 else None
-    if distinct is not None and len(distinct) * 4 < len(values):
-        memo = {v: csv_cell(v) for v in distinct}
-        return [memo[v] for v in values]
-    try:  # csv_cell inlined for text cells; anything else raises TypeError on `in`
-        return [
-            f'"{v.replace(_QUOTE, _QUOTES)}"' if _QUOTE in v else (f'"{v}"' if ("," in v or "\n" in v or "\r" in v) else v)
-            for v in values
-        ]
-    except TypeError:
-        return [csv_cell(v) for v in values]
-
-
-def _csv_block(arrays: Sequence[np.ndarray]) -> str:
-    """The lines of these columns' cells (object arrays), each line ended by LF."""
-    cells = [_csv_column(arr.tolist()) for arr in arrays]
-    if len(cells) == 1:  # a lone empty cell would be a blank line, which readers skip
-        cells = [['""' if c == "" else c for c in cells[0]]]
-    lines = list(map(",".join, zip(*cells)))
-    lines.append("")
-    return "\n".join(lines)
-
-
-def _write_lines(f: Any, scored: pd.DataFrame, columns: list[str]) -> None:
-    f.write(",".join(map(csv_cell, columns)) + "\n")
-    n = len(scored)
-    arrays = [scored[c].to_numpy(dtype=object) for c in columns]
-    for a in range(0, n, _WRITE_ROWS):
-        b = min(n, a + _WRITE_ROWS)
-        f.write(_csv_block([arr[a:b] for arr in arrays]))
-
-
-def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:
-    return csv_bytes(scored, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
 
 
 def _source_positions(rows: pd.DataFrame, records: np.ndarray, systems: np.ndarray) -> np.ndarray:
@@ -1053,77 +508,3 @@ def explain_rows(scored: pd.DataFrame, rows: pd.DataFrame, config: RunConfig) ->
     out["explanation"] = pd.Series(filled, index=scored.index, dtype=object)
     return out
 
-
-def split_thresholds(config: RunConfig) -> tuple[RunConfig, dict[str, float | None]]:
-    """The configuration with every continuous grader's threshold removed, and the
-    thresholds: score once with the first, then ``apply_thresholds`` as they change."""
-    thresholds: dict[str, float | None] = {}
-    graders = []
-    for gc in config.graders:
-        if "threshold" in gc.resolved:
-            thresholds[gc.name] = gc.resolved["threshold"]
-            params = {k: v for k, v in gc.params.items() if k != "threshold"}
-            gc = GraderConfig.make(gc.name, params)
-        graders.append(gc)
-    return RunConfig(config.columns, tuple(graders), config.overall), thresholds
-
-
-_PICK_STATUS = np.array(["fail", "pass"], dtype=object)
-_PICK_PASS = np.array(["false", "true"], dtype=object)
-_PICK_NEAR = np.array(["", "below_threshold"], dtype=object)
-
-
-def apply_thresholds(scored: pd.DataFrame, thresholds: dict[str, float | None]) -> pd.DataFrame:
-    """Turn thresholdless continuous scores into pass/fail without rescoring.
-
-    Equal, cell for cell, to scoring with the thresholds in the configuration: pass when
-    score >= threshold, ``below_threshold`` within 0.1 below, the explanation's threshold
-    sentence and the threshold in the metadata. Works on the columns' arrays (a new frame
-    shares every column it does not change).
-    """
-    from graders.registry import BELOW_THRESHOLD_REACH
-
-    scorer = scored["scorer"].to_numpy(dtype=object)
-    arrays: dict[str, np.ndarray] = {}
-
-    def column(name: str) -> np.ndarray:  # a private copy, made once
-        if name not in arrays:
-            arrays[name] = scored[name].to_numpy(dtype=object, copy=True)
-        return arrays[name]
-
-    for name, t in thresholds.items():
-        rows = np.flatnonzero(scorer == name)
-        if not len(rows):
-            continue
-        # One JSON round trip per distinct metadata text (a grader's rows share their parameters).
-        meta = column("metadata")
-        codes, distinct_meta = pd.factorize(meta[rows])
-        fresh = np.array([json.dumps({**json.loads(m), "threshold": t}, ensure_ascii=False, sort_keys=True)
-                          for m in distinct_meta], dtype=object)
-        meta[rows] = fresh[codes]
-        if t is None:
-            continue
-        status = column("status")
-        sel = rows[status[rows] == "scored"]
-        if not len(sel):
-            continue
-        # Scored rows always hold a score: float() over the cells, in numpy's loop.
-        values = scored["score"].to_numpy(dtype=object)[sel].astype(float)
-        passed = values >= t
-        # Cells picked from two-element object arrays: every row shares the same two strings.
-        status[sel] = _PICK_STATUS[passed.view(np.int8)]
-        column("pass")[sel] = _PICK_PASS[passed.view(np.int8)]
-        near = (~passed) & (values >= t - BELOW_THRESHOLD_REACH)
-        column("near_miss")[sel] = _PICK_NEAR[near.view(np.int8)]
-        # The threshold sentence depends on the score alone: formatted once per distinct score.
-        distinct, which = np.unique(values, return_inverse=True)
-        sentence = np.array(
-            [" " + threshold_words(v, t) for v in distinct.tolist()],
-            dtype=object,
-        )
-        explanation = column("explanation")
-        explanation[sel] = explanation[sel] + sentence[which]
-    out = scored.copy(deep=False)
-    for name, arr in arrays.items():  # as object columns (pandas would infer a string dtype)
-        out[name] = pd.Series(arr, index=scored.index, dtype=object, copy=False)
-    return out

@@ -313,3 +313,92 @@ def summarize(
                                else unknown_assertion_kinds(scored, list(cols.scorers))),
         "config": dict(config or {}),
     }
+
+
+# --- What the command line reports, and its gates ------------------------------------
+
+
+def report_text(summary: Mapping[str, Any]) -> str:
+    """The report ``gradeboard score`` prints: rows scored and left out, each system's
+    figures per grader, the left-out reasons and the assertion kinds not run."""
+    from graders.scoring.rows import report_lines
+
+    lines = []
+    lo = summary["left_out"]
+    n = summary["cases"]
+    # With several systems each row of the file gives several outputs; rows left out are the file's.
+    what = "row" if len(summary["systems"]) <= 1 else "output"
+    left = lo.get("total", 0)
+    lines.append(f"{n} {what}{'' if n == 1 else 's'} scored"
+                 + (f", {left} {'row' if left == 1 else 'rows'} left out" if left else ""))
+    if not summary.get("config", {}).get("columns", {}).get("id"):
+        lines.append("no column is mapped to id: each row's id is its row number "
+                     "(map one with the configuration's columns)")
+    for system, per in summary["systems"].items():
+        lines.append(f"[{system}]")
+        for scorer, st in per.items():
+            if scorer.startswith("assert:"):
+                continue
+            rate = "" if st["pass_rate"] is None else (
+                f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]")
+            mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
+            lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6} not judged "
+                         f"{st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
+    lines += report_lines(lo)
+    if summary.get("unknown_assertions"):
+        kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
+        lines.append(f"assertion kinds not run: {kinds}")
+    return "\n".join(lines) + "\n"
+
+
+def parse_fail_under(values: Sequence[str], graders: Sequence[str]) -> list[tuple[str, float]]:
+    """``GRADER=RATE`` gates (``--fail-under``) as (grader, rate); ``ValueError`` naming a
+    bad one. ``graders``: the names a gate may take (``overall`` besides)."""
+    gates = []
+    for v in values:
+        name, sep, rate = v.partition("=")
+        try:
+            r = float(rate)
+        except ValueError:
+            r = -1.0
+        if not sep or not 0.0 <= r <= 1.0:
+            raise ValueError(f"--fail-under takes GRADER=RATE with RATE between 0 and 1, not {v!r}")
+        if name not in graders and name != "overall":
+            raise ValueError(f"--fail-under: unknown grader {name!r}; valid graders: {', '.join(graders)}, overall")
+        gates.append((name, r))
+    return gates
+
+
+def check_fail_under(gates: Sequence[tuple[str, float]], config: Any) -> None:
+    """Each gated grader has a pass rate to gate on, checked before any row is scored: it is
+    run, and a continuous grader has a threshold (without one it only scores). ``ValueError``."""
+    from graders.registry import get_spec
+
+    run = {g.name: g for g in config.graders}
+    for name, _ in gates:
+        if name == "overall":
+            if config.overall is None:
+                raise ValueError("--fail-under: overall needs an overall rule ('all' or 'any') in the configuration")
+        elif name not in run:
+            raise ValueError(f"--fail-under: grader {name!r} is not run; run: {', '.join(run)} (add it with --grader)")
+        elif not get_spec(name).binary and run[name].resolved.get("threshold") is None:
+            raise ValueError(f"--fail-under: grader {name!r} has no pass rate without a threshold; "
+                             "give it one in the configuration")
+
+
+def fail_under_failures(summary: Mapping[str, Any], gates: Sequence[tuple[str, float]]) -> list[str]:
+    """The gates a summary does not meet, one line each (empty: every gate is met). A gate
+    with nothing to measure is not met."""
+    failed = []
+    for name, rate in gates:
+        if not summary["systems"]:
+            failed.append(f"{name}: no rows scored")
+        for system, per in summary["systems"].items():
+            st = per.get(name)
+            if st is None:
+                raise ValueError(f"--fail-under: grader {name!r} was not run")
+            if st["pass_rate"] is None:
+                failed.append(f"{name} has no pass rate: no row judged ({system})")
+            elif st["pass_rate"] < rate:
+                failed.append(f"{name} pass rate {st['pass_rate']:.4f} < {rate:g} ({system})")
+    return failed

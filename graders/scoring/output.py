@@ -1,0 +1,247 @@
+"""What the run writes: SPEC §6's cells, the scored CSV, and files replaced whole.
+
+Cells: a score as ``repr`` of its float, ``pass`` as ``true``/``false``/empty, and every
+CSV written as the product writes it (each cell as text, RFC 4180 quoting, UTF-8, a lone
+surrogate as its backslash escape). A new path or a regular file is written beside itself
+and renamed into place when the run ends (``replaced_whole``): a failed run leaves the old
+file as it was and no temporary file behind; a link, a device or a pipe is written through.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import stat
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence, TextIO
+
+import numpy as np
+import pandas as pd
+
+from graders.result import Grade
+
+
+SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
+
+
+class OutputError(OSError):
+    """The scored file could not be written."""
+
+
+def format_score(score: float | None) -> str:
+    return "" if score is None or (isinstance(score, float) and math.isnan(score)) else repr(float(score))
+
+
+_PASS_CELL = {True: "true", False: "false", None: ""}
+_QUOTE, _QUOTES = '"', '""'
+
+
+def grade_cells(g: Grade) -> tuple[str, str, str, str]:
+    """(score, pass, error, near_miss) cells of the scored file for one grade."""
+    if g.status == "not_judged":
+        err = "not-judged"
+    elif g.status == "error":
+        err = g.explanation
+    else:
+        err = ""
+    return format_score(g.score), _PASS_CELL[g.passed], err, ";".join(g.near_miss) if g.near_miss else ""
+
+
+def replaced_whole(path: str) -> bool:
+    """Whether the scored file at ``path`` is written to a temporary file beside it and
+    renamed into place (a failed run leaves the old file as it was): for a new path or a
+    regular file. Anything else is written through in place: renaming over a symbolic
+    link would replace the link, over ``/dev/stdout`` (a link too, as root) the device
+    entry, and a named pipe's reader would never see the file."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:  # a new path; or one that cannot be looked at, which open will say why
+        return True
+
+
+def _append_file(path: str, fd: int) -> None:
+    """Append the file at ``path`` to the open file ``fd`` at its offset, in the kernel
+    (``copy_file_range``) where it can, by reading and writing where it cannot."""
+    with open(path, "rb", buffering=0) as src:
+        try:
+            while os.copy_file_range(src.fileno(), fd, 1 << 30):
+                pass
+            return
+        except (AttributeError, OSError):  # no such call here, or not between these files
+            pass
+        with open(fd, "wb", closefd=False) as dst:  # on from where the kernel copy stopped
+            shutil.copyfileobj(src, dst)
+
+
+def write_csv(frame: pd.DataFrame, path_or_buffer: Any, columns: Sequence[str]) -> None:
+    """Write these columns of ``frame`` as the product writes every CSV: each cell as text
+    (None or NaN as ""), RFC 4180 quoting as pandas and the csv module write it (a cell is
+    quoted when it holds ``,``, ``"``, CR or LF, a ``"`` doubled; a bare CR too, which
+    they leave bare), LF line ends. Read back with ``dtype=str, keep_default_na=False`` it
+    gives the same cells. To a path, lone surrogates, which UTF-8 cannot hold, are written
+    as backslash escapes; a text buffer gets the text as is."""
+    columns = list(columns)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        with open(path_or_buffer, "wb") as raw:  # encoding each block ourselves is faster than a text wrapper
+            _write_lines(_Utf8Writer(raw), frame, columns)
+    else:
+        _write_lines(path_or_buffer, frame, columns)
+
+
+def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
+    """Write the scored CSV (``write_csv``): SPEC §6's columns, and ``output`` when asked."""
+    write_csv(scored, path_or_buffer, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
+
+
+def csv_bytes(frame: pd.DataFrame, columns: Sequence[str]) -> bytes:
+    """``write_csv``'s bytes, for a download."""
+    import io
+
+    buf = io.StringIO()
+    write_csv(frame, buf, columns)
+    return buf.getvalue().encode("utf-8", errors="backslashreplace")
+
+
+# Rows joined per write: bounded memory for any file size, and (as ``_PIECE_ROWS``) texts
+# small enough to stay in the cache: 100,000 rows at a time took twice as long.
+_WRITE_ROWS = 2000
+
+
+class _Utf8Writer:
+    """``write(text)`` to a binary file as UTF-8, lone surrogates as backslash escapes."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def write(self, text: str) -> None:
+        self.raw.write(text.encode("utf-8", "backslashreplace"))
+
+
+def csv_cell(value: Any) -> str:
+    """One cell as ``csv.writer`` (QUOTE_MINIMAL) writes it, except that a bare CR is
+    quoted too (csv.writer with LF line ends leaves it bare, and readers split there)."""
+    if not isinstance(value, str):
+        value = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+    if '"' in value:
+        return '"' + value.replace('"', '""') + '"'
+    if "," in value or "\n" in value or "\r" in value:
+        return '"' + value + '"'
+    return value
+
+
+def _csv_column(values: list[Any]) -> list[str]:
+    """A column's cells quoted; a column of few distinct values quotes each once."""
+    distinct = set(values) if len(values) > 64 else None
+    if distinct is not None and len(distinct) * 4 < len(values):
+        memo = {v: csv_cell(v) for v in distinct}
+        return [memo[v] for v in values]
+    try:  # csv_cell inlined for text cells; anything else raises TypeError on `in`
+        return [
+            f'"{v.replace(_QUOTE, _QUOTES)}"' if _QUOTE in v else (f'"{v}"' if ("," in v or "\n" in v or "\r" in v) else v)
+            for v in values
+        ]
+    except TypeError:
+        return [csv_cell(v) for v in values]
+
+
+def _csv_block(arrays: Sequence[np.ndarray]) -> str:
+    """The lines of these columns' cells (object arrays), each line ended by LF."""
+    cells = [_csv_column(arr.tolist()) for arr in arrays]
+    if len(cells) == 1:  # a lone empty cell would be a blank line, which readers skip
+        cells = [['""' if c == "" else c for c in cells[0]]]
+    lines = list(map(",".join, zip(*cells)))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _write_lines(f: Any, scored: pd.DataFrame, columns: list[str]) -> None:
+    f.write(",".join(map(csv_cell, columns)) + "\n")
+    n = len(scored)
+    arrays = [scored[c].to_numpy(dtype=object) for c in columns]
+    for a in range(0, n, _WRITE_ROWS):
+        b = min(n, a + _WRITE_ROWS)
+        f.write(_csv_block([arr[a:b] for arr in arrays]))
+
+
+def scored_csv_bytes(scored: pd.DataFrame, *, include_output: bool = False) -> bytes:
+    return csv_bytes(scored, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))
+
+
+STDOUT = "-"  # a file name that means standard output
+
+
+def is_stdout(path: str | None) -> bool:
+    """``path`` is ``-`` or names the file standard output already writes to
+    (``/dev/stdout``, the file of a ``>`` redirection; not ``/dev/null``)."""
+    if path == STDOUT:
+        return True
+    if not path:
+        return False
+    try:
+        target, stdout = os.stat(path), os.fstat(sys.stdout.fileno())
+        return os.path.samestat(target, stdout) and not os.path.samestat(target, os.stat(os.devnull))
+    except (OSError, ValueError, AttributeError):  # no such file yet; a stdout without a descriptor
+        return False
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one regular file, existing or new (a device such as
+    /dev/null may take both)."""
+    try:
+        return os.path.samefile(a, b) and stat.S_ISREG(os.stat(a).st_mode)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def report_to_stderr(out: str | None, summary: str | None) -> bool:
+    """Whether the command's report goes to stderr: a file goes to standard output, and the
+    two must not interleave. ``ValueError`` when both files go to standard output or name
+    the same file."""
+    to_out, to_summary = is_stdout(out), is_stdout(summary)
+    if to_out and to_summary:
+        raise ValueError("--out and --summary cannot both go to standard output")
+    if not (to_out or to_summary) and out and summary and same_file(out, summary):
+        raise ValueError(f"--out and --summary name the same file ({out}); one would replace the other")
+    return to_out or to_summary
+
+
+@contextmanager
+def text_output(path: str) -> Iterator[TextIO]:
+    """A text file the run writes at its end, opened at its start, so that a path that
+    cannot be written fails before anything is scored. Standard output for ``-``; for a new
+    path or a regular file, a temporary file beside it, renamed into place when the block
+    ends without an error and removed when it does not (the old file stays as it was);
+    anything else (a link, a device, a named pipe) written through (``replaced_whole``).
+    UTF-8, a lone surrogate as its backslash escape. Raises ``OutputError``."""
+    if path == STDOUT:
+        yield sys.stdout
+        try:
+            sys.stdout.flush()
+        except OSError as e:
+            raise OutputError(e.errno, f"cannot write standard output: {e.strerror or e}") from None
+        return
+    tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.part" if replaced_whole(path) else None
+    try:
+        f = open(tmp or path, "x" if tmp else "w", encoding="utf-8", errors="backslashreplace", newline="")
+    except OSError as e:
+        raise OutputError(e.errno, f"cannot write {path!r}: {e.strerror or e}") from None
+    try:
+        try:
+            yield f
+        finally:
+            f.close()
+        if tmp:
+            os.replace(tmp, path)
+            tmp = None
+    except OSError as e:
+        if isinstance(e, OutputError):
+            raise
+        raise OutputError(e.errno, f"cannot write {path!r}: {e.strerror or e}") from None
+    finally:
+        if tmp:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass

@@ -1,4 +1,4 @@
-"""Speed of the A-versus-B statistics (graders.stats.paired) at the issue-4 size.
+"""Speed of the A-versus-B statistics (graders.stats) at the issue-4 size.
 
     python bench/stats_speed.py [N] [--reference]     # N paired cases, default 100,000
 

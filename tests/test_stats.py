@@ -1,4 +1,4 @@
-"""graders.stats.paired: every figure of the A-versus-B comparison (SPEC §8).
+"""graders.stats: every figure of the A-versus-B comparison (SPEC §8).
 
 References: hand arithmetic (in the comments), exact rational arithmetic (fractions),
 scipy (a test dependency only), plain Python loops over the very same random draws, and
@@ -19,11 +19,13 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.stats import paired as stats
+from graders import stats
+from graders.stats import bootstrap as stats_bootstrap, tests as stats_tests
 from graders.compare.comparison import compare_file
 from graders.config import RunConfig
 from graders.readers.files import read_results
-from graders.stats.paired import (
+from graders.compare.words import verdict_words
+from graders.stats import (
     PairedSummary,
     holm_adjust,
     mcnemar_exact,
@@ -34,7 +36,6 @@ from graders.stats.paired import (
     sign_flip_test,
     summarize_pair,
     summarize_pairs,
-    verdict_words,
     wilson_interval,
 )
 
@@ -226,7 +227,7 @@ def test_stirling_error_table_and_series():
     # log(n!) - log(sqrt(2 pi n) (n/e)^n) against lgamma, where lgamma still has the digits
     for n in list(range(1, 16)) + [16, 20, 35, 36, 50, 80, 81, 200, 500, 501, 1000]:
         ref = math.lgamma(n + 1) - (n + 0.5) * math.log(n) + n - 0.5 * math.log(2 * math.pi)
-        assert stats._stirlerr(np.array([n]))[0] == pytest.approx(ref, rel=1e-9, abs=1e-12), n
+        assert stats_tests._stirlerr(np.array([n]))[0] == pytest.approx(ref, rel=1e-9, abs=1e-12), n
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ def test_stirling_error_table_and_series():
 
 def test_resample_indices_do_not_depend_on_chunking(monkeypatch):
     whole = np.random.default_rng(7).integers(0, 13, size=(50, 13))
-    monkeypatch.setattr(stats, "_CHUNK", 40)  # 3 rows a chunk
+    monkeypatch.setattr(stats_bootstrap, "_CHUNK", 40)  # 3 rows a chunk
     chunks = list(stats.resample_indices(13, 50, 7))
     assert len(chunks) > 10
     assert [start for start, _ in chunks] == list(range(0, 50, 3))
@@ -246,7 +247,7 @@ def test_sign_flip_bits_do_not_depend_on_chunking(monkeypatch):
     words = np.random.PCG64(np.random.SeedSequence(7, spawn_key=(1,))).random_raw(50 * 2).reshape(50, 2)
     # row r: bit i of the little-endian words, i < 70
     whole = np.array([[(int(w[i // 64]) >> (i % 64)) & 1 for i in range(70)] for w in words], dtype=np.uint8)
-    monkeypatch.setattr(stats, "_CHUNK", 300)  # 2 rows a chunk
+    monkeypatch.setattr(stats_bootstrap, "_CHUNK", 300)  # 2 rows a chunk
     chunks = list(stats.sign_flip_bits(70, 50, 7))
     assert len(chunks) == 25
     assert np.array_equal(np.vstack([rows for _, rows in chunks]), whole)
@@ -293,7 +294,7 @@ def test_bootstrap_hand_computed():
     # 4q: 2.5% at 0.1 -> 0 + 0.1 (0 - 0) = 0; 97.5% at 3.9 -> 2/3 + 0.9 (1 - 2/3) = 0.9666...
     draws = np.array([[0, 0, 1], [1, 2, 2], [0, 1, 2], [0, 0, 0], [2, 2, 1]])
     means = np.array([1.0, 0.0, 0.0])[draws].mean(axis=1)
-    low, high = stats._percentile_interval(means[:, None], 0.95)
+    low, high = stats_bootstrap._percentile_interval(means[:, None], 0.95)
     assert (low[0], high[0]) == (0.0, pytest.approx(2 / 3 + 0.9 / 3, rel=1e-15))
     # the seeded function: its draws replayed by hand give the same interval
     (_, rows), = list(stats.resample_indices(3, 5, 11))
@@ -339,8 +340,9 @@ def test_bootstrap_is_deterministic_and_threading_does_not_change_it(monkeypatch
     first = paired_bootstrap(diffs, resamples=400, seed=9)
     assert paired_bootstrap(diffs, resamples=400, seed=9) == first
     assert paired_bootstrap(diffs, resamples=400, seed=10) != first
-    monkeypatch.setattr(stats, "_large", lambda n, r: True)
-    monkeypatch.setattr(stats, "_CHUNK", 5_000)  # many chunks through the worker thread
+    for module in (stats_bootstrap, stats_tests, stats.paired):  # each imported the name
+        monkeypatch.setattr(module, "_large", lambda n, r: True)
+    monkeypatch.setattr(stats_bootstrap, "_CHUNK", 5_000)  # many chunks through the worker thread
     assert paired_bootstrap(diffs, resamples=400, seed=9) == first
 
 
@@ -475,7 +477,7 @@ def enumerated_sign_flip(sums: list[int]) -> float:
 def test_whole_number_sign_flip_by_convolution_is_the_enumeration(sums):
     """Past 16 nonzero cases the convolution is the only exact route for whole-number sums;
     here, where both run, it is the enumeration of every sign pattern."""
-    from graders.stats.paired import _sign_flip_exact_whole
+    from graders.stats.tests import _sign_flip_exact_whole
 
     assert _sign_flip_exact_whole(np.array(sums, dtype=float)) == pytest.approx(enumerated_sign_flip(sums), rel=1e-12)
 
@@ -734,8 +736,9 @@ def test_summary_threading_does_not_change_figures(monkeypatch):
     rng = np.random.default_rng(3)
     a, b = rng.random(3_000), rng.random(3_000)
     serial = summarize_pair(a, b, resamples=300)
-    monkeypatch.setattr(stats, "_large", lambda n, r: True)
-    monkeypatch.setattr(stats, "_CHUNK", 10_000)
+    for module in (stats_bootstrap, stats_tests, stats.paired):  # each imported the name
+        monkeypatch.setattr(module, "_large", lambda n, r: True)
+    monkeypatch.setattr(stats_bootstrap, "_CHUNK", 10_000)
     assert same(summarize_pair(a, b, resamples=300), serial)
 
 

@@ -29,7 +29,8 @@ from graders.pipeline import resolve_mapping
 from graders.readers.files import ResultsFile, read_results
 from graders.registry import get_spec
 from graders.scoring.rows import Prepared, group_codes, prepare
-from graders.stats.paired import PairedSummary, holm_adjust, summarize_pairs, verdict_words
+from graders.compare.words import verdict_words
+from graders.stats import PairedSummary, holm_adjust, summarize_pairs
 from graders.scoring.summary import summarize, unknown_assertion_kinds
 from graders.text.normalize import quoted_name
 

@@ -12,7 +12,7 @@ whether the readings agree.
 
 ``reading`` is the one place that turns a metric's figures into a word: "A better" or
 "B better" when the Holm-adjusted p-value is below 0.05 *and* the interval excludes 0
-(the rule of ``graders.stats.paired.verdict_words``), "noise?" when A and B differ on some
+(the rule of ``graders.compare.words.verdict_words``), "noise?" when A and B differ on some
 cases but that is not established, "no difference" when they never differ, "too few"
 with fewer than two cases and "no pairs" with none.
 """

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from graders.result import STATUSES
-from graders.stats.paired import wilson_interval
+from graders.stats.intervals import wilson_interval
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:

@@ -681,7 +681,7 @@ _SCALARS = st.one_of(st.text(max_size=8), st.booleans(), st.none(), st.integers(
 def test_a_flat_object_is_written_as_the_general_path_writes_it(obj):
     """The object cell's fast path (scalars only) gives the stack writer's text, numbers as
     spelled in the source (a float written as 1.50 stays 1.50)."""
-    from graders.readers.files import _EXACT, _compact
+    from graders.readers.jsonfiles import _EXACT, _compact
 
     text = json.dumps(obj, ensure_ascii=False).replace(".0,", ".00,")
     value = _EXACT.decode(text)

@@ -1,0 +1,47 @@
+"""What a reader returns: ``ResultsFile`` (a frame of text cells with its record numbers,
+format and unreadable rows), ``ResultsFileError`` (a file that cannot be read at all),
+and the formats known."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+import pandas as pd
+
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+FORMATS = ("csv", "tsv", "jsonl", "json-array", "json-rows")
+
+
+class ResultsFileError(ValueError):
+    """A results file that cannot be read at all: one clear, human message."""
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    frame: pd.DataFrame  # one row per readable record; object columns of str, None = absent
+    records: tuple[int, ...]  # 1-based record number of each frame row
+    format: str  # one of FORMATS
+    unreadable: tuple[tuple[int, str], ...]  # (record number, reason), in file order
+    columns: tuple[str, ...]  # column names in file order (dotted for nested objects)
+
+
+def headerless_names(n: int) -> list[str]:
+    """Column names for a CSV or TSV without a header: ``expected`` and ``output`` for two
+    columns (seed 004's two tab-separated columns), else ``column 1`` … ``column n``."""
+    return ["expected", "output"] if n == 2 else [f"column {i}" for i in range(1, n + 1)]
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
+def _lines_from(text: str, start: int) -> Iterator[str]:
+    """The lines of ``text`` from ``start`` on, each with its line end (CR LF, CR or LF, as
+    ``io.StringIO(newline="")`` splits them), made only as they are read: the first record
+    of a 100 MB text without copying the rest."""
+    for m in _LINE_END.finditer(text, start):
+        yield text[start:m.end()]
+        start = m.end()
+    if start < len(text):
+        yield text[start:]

@@ -22,10 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sacrebleu  # noqa: E402
 
-from graders.metrics import bleu  # noqa: E402
-
-from graders.metrics import chrf  # noqa: E402
 from graders._testing import pairs as generate  # noqa: E402
+from graders.metrics import (
+    bleu,  # noqa: E402
+    chrf,  # noqa: E402
+)
 from graders.registry import grade  # noqa: E402
 
 Pair = tuple[list[str], str]

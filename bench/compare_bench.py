@@ -19,10 +19,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graders.scoring.parallel import score_frame  # noqa: E402
+from graders._testing import WORDS  # noqa: E402
 from graders.compare.comparison import compare_scored  # noqa: E402
 from graders.config import GraderConfig, RunConfig  # noqa: E402
-from graders._testing import WORDS  # noqa: E402
+from graders.scoring.parallel import score_frame  # noqa: E402
 from graders.scoring.rows import LeftOut, Prepared  # noqa: E402
 
 

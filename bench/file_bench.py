@@ -134,10 +134,10 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
     t = time.perf_counter()
     subprocess.run([sys.executable, "-c", "import graders.cli, graders.pipeline"], check=True)
     print(f"import (a fresh interpreter)    {time.perf_counter() - t:6.2f} s")
-    from graders.scoring.parallel import default_workers, score_to_csv
     from graders.config import RunConfig
     from graders.pipeline import resolve_mapping
     from graders.readers.files import read_results
+    from graders.scoring.parallel import default_workers, score_to_csv
     from graders.scoring.rows import prepare
     from graders.scoring.summary import summarize
 
@@ -147,7 +147,7 @@ def stages(data: Path, tmp: Path, workers: int | None) -> None:
         config = RunConfig.from_dict(cfg_dict)
         marks = [(time.perf_counter(), *_cpu())]
 
-        def mark(stage: str) -> None:
+        def mark(stage: str, marks: list = marks) -> None:
             now = (time.perf_counter(), *_cpu())
             wall, me, kids = (a - b for a, b in zip(now, marks[-1]))
             print(f"  {stage:<28} {wall:6.2f} s  {me:6.2f} s  {kids:6.2f} s")
@@ -170,9 +170,7 @@ def _run_without_probe_or_explanations(argv: list[str]) -> None:
     """``gradeboard score`` (``argv``) with the string graders' probe and the cheap four's
     explanations patched out, in this process (the forked workers inherit the patches)."""
     from graders import cli, registry
-    from graders.metrics import contains
-    from graders.metrics import exact
-    from graders.metrics import normalized
+    from graders.metrics import contains, exact, normalized
 
     def no_probe(check, refs, outputs, **params):
         return [None] * len(outputs)
@@ -267,10 +265,10 @@ def main() -> None:
         print(f"cheap four: {results['cheap four']:.2f} s (target < 2 s)")
         # Per-grader split, in this process, one worker.
         print("per-grader split (in-process, 1 worker, scoring only: no preparing, writing or summary):")
-        from graders.scoring.parallel import score_frame
         from graders.config import RunConfig
         from graders.pipeline import resolve_mapping
         from graders.readers.files import read_results
+        from graders.scoring.parallel import score_frame
         from graders.scoring.rows import prepare
 
         t = time.perf_counter()

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from graders.engines import regex as ecma  # noqa: E402
 from graders._testing import pairs as generate  # noqa: E402
+from graders.engines import regex as ecma  # noqa: E402
 from graders.metrics.regex import COLUMN_MAX_TIMEOUTS, grade_many  # noqa: E402
 
 PATTERNS = [(r"\d+", "anywhere"), (r"^(?:the|a|an)\b", "start"), (r"[\s\S]*\.", "whole"), (r"refund|return", "anywhere")]
@@ -48,9 +48,9 @@ BEFORE = "4877948"  # the last commit on regress and the worker process
 ROOT = Path(__file__).resolve().parent.parent
 _OLD = """
 import json, sys, time
-from graders.engines import regex as ecma
-from graders._testing import pairs
-from graders.metrics.regex import COLUMN_MAX_TIMEOUTS, grade_many
+from graders import ecma  # the module paths of commit BEFORE
+from graders.pairgen import pairs
+from graders.regex_grader import COLUMN_MAX_TIMEOUTS, grade_many
 n, patterns = int(sys.argv[1]), json.loads(sys.argv[2])
 outputs = [o for _, o in pairs(n, seed=2024)]
 out = []
@@ -90,12 +90,12 @@ def main() -> None:
           f"{'grades/s':>11}{'before':>11}{'ratio':>7}{'re/s':>12}")
     for (pattern, at), (old_match, old_grade) in zip(PATTERNS, old):
         ecma.match_many(pattern, "", at, outputs[:100])  # warm: the isolate and the compiled pattern
-        ours = best(lambda texts: ecma.match_many(pattern, "", at, texts, 1.0), outputs)
-        graded = best(lambda texts: grade_many(texts, pattern=pattern, at=at, max_timeouts=COLUMN_MAX_TIMEOUTS),
+        ours = best(lambda texts, p=pattern, a=at: ecma.match_many(p, "", a, texts, 1.0), outputs)
+        graded = best(lambda texts, p=pattern, a=at: grade_many(texts, pattern=p, at=a, max_timeouts=COLUMN_MAX_TIMEOUTS),
                       outputs, 1)
         py = re.compile(pattern)
         method = {"anywhere": py.search, "start": py.match, "whole": py.fullmatch}[at]
-        py_t = best(lambda texts: [method(o) for o in texts], outputs)
+        py_t = best(lambda texts, m=method: [m(o) for o in texts], outputs)
         print(f"{pattern:<22}{at:<10}{n / ours:>11,.0f}{n / old_match:>11,.0f}{old_match / ours:>6.2f}x"
               f"{n / graded:>11,.0f}{n / old_grade:>11,.0f}{old_grade / graded:>6.2f}x{n / py_t:>12,.0f}")
     evil = ["a" * 40 + "!"] * 10_000

@@ -27,8 +27,6 @@ from graders import grade  # noqa: E402
 from graders._testing import pairs as generate_pairs  # noqa: E402
 
 
-
-
 def _race(ours, reference, pairs, chunk=500):
     """CPU seconds and scores of two scorers, run in alternating chunks of ``pairs``.
 

@@ -101,7 +101,7 @@ def pairs(n: int, seed: int = 0, max_refs: int = 3) -> Iterator[tuple[list[str],
     """``n`` seeded pairs of (references, output); about a quarter have several references."""
     rng = random.Random(seed)
     shapes = ["short"] * 35 + ["sentence"] * 45 + ["paragraph"] * 12 + ["empty"] * 3
-    for k in range(n):
+    for _ in range(n):
         shape = rng.choice(shapes)
         ref = text_of(rng, shape)
         r = rng.random()

@@ -30,8 +30,7 @@ class BadInput(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its usage errors on one line (``gradeboard score: argument --grader:
-    invalid choice …``) instead of the usage block and the message."""
+    """argparse with its usage errors on one line, not the usage block and the message."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
@@ -47,8 +46,7 @@ def _version() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: the installed version, looked up only when asked (importing
-    importlib.metadata and finding the distribution cost every run 8 ms)."""
+    """``--version``, looked up only when asked (importlib.metadata costs every run 8 ms)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
@@ -127,7 +125,13 @@ def _workers(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from graders.pipeline import resolve_mapping, score_prepared
     from graders.registry import REGISTRY
-    from graders.scoring.summary import check_fail_under, fail_under_failures, parse_fail_under, report_text, summary_text
+    from graders.scoring.summary import (
+        check_fail_under,
+        fail_under_failures,
+        parse_fail_under,
+        report_text,
+        summary_text,
+    )
 
     gates = parse_fail_under(args.fail_under, list(REGISTRY))
     to_stderr = report_to_stderr(args.out, args.summary)
@@ -160,10 +164,8 @@ def _named(path: str) -> str:
 
 
 def _report(text: str, to_stderr: bool = False) -> None:
-    """Print the report, on stdout (stderr when a file goes to standard output); a reader
-    that closed the pipe (``| head``) ends the printing, not the run: the files are
-    written and the exit code still gates. Any other failure to write it (a full disk) is
-    said in one line on stderr, and the run goes on."""
+    """Print the report on stdout (stderr when a file goes there); a closed pipe (``| head``)
+    ends the printing, not the run; another failure to write it is one line on stderr."""
     stream = sys.stderr if to_stderr else sys.stdout
     try:
         stream.write(text)

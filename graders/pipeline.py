@@ -9,10 +9,9 @@ from typing import Any, Mapping
 
 import pandas as pd
 
-from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
-from graders.config import suggest_mapping
-from graders.config import RunConfig, as_run_config, mapping_dict
+from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
+from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.scoring.rows import Prepared, prepare
 from graders.scoring.summary import Tally, summarize
 

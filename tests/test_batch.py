@@ -1,24 +1,24 @@
 """The batch layer: column forms equal grade() row by row, the overall row, per-row
 assertions, the scored file's cells, and the summary."""
 
-import graders.scoring.parallel as par
-import graders.scoring.output as outp
 import io
-from dataclasses import replace
 import json
 import os
 import stat
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import graders.scoring.output as outp
+import graders.scoring.parallel as par
 from graders import GRADER_NAMES, grade
-from graders.scoring.batch import grade_column, overall_grade
-from graders.scoring.output import write_scored, SCORED_COLUMNS
-from graders.scoring.parallel import Cancelled, score_frame
-from graders.config import ConfigError, GraderConfig, RunConfig
 from graders._testing import pairs
+from graders.config import ConfigError, GraderConfig, RunConfig
+from graders.scoring.batch import grade_column, overall_grade
+from graders.scoring.output import SCORED_COLUMNS, write_scored
+from graders.scoring.parallel import Cancelled, score_frame
 from graders.scoring.summary import summarize
 
 PARAMS = {
@@ -615,10 +615,10 @@ def test_scoring_leaves_the_garbage_collector_as_it_found_it():
 
 
 def test_with_output_gives_the_column_include_output_gives():
-    from graders.scoring.batch import with_output
-    from graders.scoring.output import scored_csv_bytes
     from graders.pipeline import score_prepared
     from graders.readers.files import read_results
+    from graders.scoring.batch import with_output
+    from graders.scoring.output import scored_csv_bytes
 
     file = read_results(b"id,expected,output,output_b\n1,a,a,b\n2,x,\"y, z\",x\n3,q,,q\n")
     cfg = config_of("exact", "contains", overall="any")
@@ -638,9 +638,9 @@ def test_with_output_gives_the_column_include_output_gives():
 def test_with_output_joins_rows_whatever_their_text(content):
     """The dashboard's downloads join the output back by (record, system): a MultiIndex
     of the systems raised on a lone surrogate."""
-    from graders.scoring.batch import with_output
     from graders.pipeline import score_prepared
     from graders.readers.files import read_results
+    from graders.scoring.batch import with_output
 
     file = read_results(content)
     cfg = config_of("exact")

@@ -16,11 +16,8 @@ from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from graders import corpus_bleu, corpus_chrf, grade
-
-from graders.metrics import bleu
-
-from graders.metrics import chrf
 from graders._testing import pairs
+from graders.metrics import bleu, chrf
 from graders.text.tokenizer_13a import tokenize_13a
 
 TOL = 1e-9
@@ -211,8 +208,8 @@ def test_large_alphabets_fall_back_to_dicts():
 
 
 def _column_equals_rows(name, rows, threshold=None):
-    from graders.scoring.batch import grade_column
     from graders.config import GraderConfig
+    from graders.scoring.batch import grade_column
 
     params = {} if threshold is None else {"threshold": threshold}
     block = grade_column(GraderConfig.make(name, params), [tuple(r) for r, _ in rows], [o for _, o in rows])

@@ -327,7 +327,7 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
                     page.locator(".st-key-gb_w_pg_output textarea").press("Tab")
                     _settle(page)
                     boxes = page.locator(".gb-text")
-                    _eventually(lambda: _check(boxes.nth(1).text_content() == "store  credit"))
+                    _eventually(lambda boxes=boxes: _check(boxes.nth(1).text_content() == "store  credit"))
                     mark = boxes.nth(1).locator("mark")
                     assert mark.text_content() == " " and mark.bounding_box()["width"] > 0
                     # In a 1,024-pixel window the results table fits its column: a long

@@ -10,11 +10,10 @@ import pandas as pd
 import pytest
 
 from graders import grade
-
-from ui.present import charts
 from graders.config import load_config
-from graders.pipeline import score_file
 from graders.explore.sweeps import critical_tolerances, numeric_tolerance_sweep
+from graders.pipeline import score_file
+from ui.present import charts
 
 ROOT = Path(__file__).resolve().parent.parent
 DESK = ROOT / "sample_data" / "returns_desk.csv"
@@ -205,8 +204,8 @@ LONG = "1" + "0" * 70
 def test_sweep_from_the_graders_details_equals_reading_the_rows(vary, fixed, read):
     """The dashboard hands the sweep the numeric grader's details; single-reference rows are
     then not read again. Same critical tolerances either way, long numerals included."""
-    from graders.scoring.parallel import score_frame
     from graders.config import GraderConfig, RunConfig
+    from graders.scoring.parallel import score_frame
 
     cases = CASES + [((LONG,), LONG[:-1] + "1", "whole"), ((LONG + ".5",), "x " + LONG, "last"),
                      (("0.000000000000000000000000000000000000000000000000000000000000000001",), "0", "whole"),

@@ -1,6 +1,5 @@
 """A versus B: pairing, wins/losses/ties, filters, unpaired cases, the CLI and its gates."""
 
-import graders.scoring.parallel as par
 import json
 import math
 from pathlib import Path
@@ -8,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import graders.scoring.parallel as par
 from graders.cli import main
 from graders.compare.comparison import COMPARISON_COLUMNS, CompareError, compare_file
 from graders.config import GraderConfig, RunConfig
@@ -176,7 +176,6 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
     """The dashboard compares large files in forkserver workers; the command line forks.
     Either way the figures and the paired rows equal one process's."""
     import random
-
 
     from graders._testing import WORDS
 

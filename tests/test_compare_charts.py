@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui.present import compare_charts as cc
 from graders.compare.comparison import compare_file
-from ui.present.compare_tables import REVIEWS, metric_table, pair_detail, pass_rate_url, review_note, review_rows
 from graders.config import GraderConfig, RunConfig
-from graders.readers.files import read_results
 from graders.explore.sensitivity import metric_frame
+from graders.readers.files import read_results
+from ui.present import compare_charts as cc
+from ui.present.compare_tables import REVIEWS, metric_table, pair_detail, pass_rate_url, review_note, review_rows
 
 N_BIG = 200_000
 

@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graders import grade
+from graders._testing import pairs
 from graders.config import RunConfig
 from graders.explore.export import UNICODE_VERSION, character_data, config_snippet, python_source, typescript_source
-from graders._testing import pairs
 from graders.text.normalize import SQUAD_PIPELINE, STEPS, WHITESPACE, compose
 
 NODE = shutil.which("node")

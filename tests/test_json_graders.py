@@ -11,14 +11,12 @@ import string
 import jsonschema
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from graders import grade
-from graders.metrics import json_schema as js
-from graders.engines import jsonparse
-from graders.scoring.batch import JSON_PARSERS
-from graders.scoring.parallel import score_frame
 from graders.config import RunConfig
+from graders.engines import jsonparse
 from graders.engines.jsonparse import (
     MAX_DEPTH,
     JSONParseError,
@@ -29,7 +27,10 @@ from graders.engines.jsonparse import (
     shared_parses,
     strip_fence,
 )
+from graders.metrics import json_schema as js
 from graders.registry import REGISTRY
+from graders.scoring.batch import JSON_PARSERS
+from graders.scoring.parallel import score_frame
 
 PERSON = {
     "type": "object",
@@ -983,9 +984,9 @@ def test_compact_table(value, limit, want):
 def test_below_threshold_includes_a_score_exactly_a_tenth_below(kept, threshold):
     """SPEC §4 "within 0.1 below": the boundary itself counts, whichever way threshold - 0.1
     rounds (0.8 - 0.1 is 0.7000000000000001); the batch path and apply_thresholds agree."""
+    from graders.config import GraderConfig, RunConfig
     from graders.scoring.parallel import score_frame
     from graders.scoring.thresholds import apply_thresholds
-    from graders.config import GraderConfig, RunConfig
 
     exp = json.dumps({str(i): i for i in range(10)})
     out = json.dumps({str(i): i for i in range(kept)})

@@ -6,12 +6,13 @@ import string
 
 import pytest
 import regex
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from graders import GRADER_NAMES, grade
+from graders.registry import get_spec
 from graders.text import normalize as text
 from graders.text.tokenizer_13a import tokens_13a
-from graders.registry import get_spec
 
 OVERLAP = ("token_f1", "bleu", "rouge_l", "chrf")
 PARAMS = {"regex": {"pattern": "a|b", "timeout": 2.0}, "json_schema": {"schema": {"type": "object"}}}

@@ -33,7 +33,7 @@ def cells(f: ResultsFile, key: str, column: str) -> dict[str, str | None]:
 
 def assert_plain_text(f: ResultsFile) -> None:
     """Every column is object dtype; every cell is None (absent) or exactly a str."""
-    assert all(dtype == object for dtype in f.frame.dtypes)
+    assert all(dtype.kind == "O" for dtype in f.frame.dtypes)
     for column in f.frame.columns:
         assert all(v is None or type(v) is str for v in f.frame[column])
     assert len(f.records) == len(f.frame)

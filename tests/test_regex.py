@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from graders._testing import pairs
 from graders.engines import regex as ecma
 from graders.engines.regex import (
     ErrorResult,
@@ -29,7 +30,6 @@ from graders.engines.regex import (
     parse_flags,
     python_pattern_hint,
 )
-from graders._testing import pairs
 from graders.metrics.regex import grade_many, signature
 from graders.registry import REGISTRY, grade
 

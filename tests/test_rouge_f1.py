@@ -14,14 +14,18 @@ from fractions import Fraction
 
 import pytest
 import regex
-from hypothesis import HealthCheck, given, settings, strategies as st
-from rouge_score import rouge_scorer, tokenize as rouge_tokenize
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rouge_score import rouge_scorer
+from rouge_score import tokenize as rouge_tokenize
 
 from graders import grade
 from graders._testing import pairs
-from graders.metrics.rouge_l import MAX_CELLS, lcs_length, tokenize as rouge_tokens
+from graders.metrics.rouge_l import MAX_CELLS, lcs_length
+from graders.metrics.rouge_l import tokenize as rouge_tokens
+from graders.metrics.token_f1 import _bag, common_count
+from graders.metrics.token_f1 import tokenize as f1_tokens
 from graders.text.normalize import squad_normalize
-from graders.metrics.token_f1 import _bag, common_count, tokenize as f1_tokens
 
 GOLDEN_PAIRS = 5_000
 TOL = 1e-9

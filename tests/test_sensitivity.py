@@ -4,14 +4,18 @@ import math
 
 import pytest
 
-from graders.config import suggest_mapping
 from graders.compare.comparison import CompareError
-from graders.config import GraderConfig
+from graders.config import GraderConfig, suggest_mapping
+from graders.explore.sensitivity import (
+    FRAME_COLUMNS,
+    LADDER,
+    default_ladder,
+    grader_dependence,
+    ladder_order,
+    sensitivity,
+)
 from graders.readers.files import read_results
 from graders.scoring.rows import prepare
-from graders.explore.sensitivity import (
-    FRAME_COLUMNS, LADDER, default_ladder, grader_dependence, ladder_order, sensitivity,
-)
 
 
 def prepared(lines):

@@ -20,11 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders import stats
-from graders.stats import bootstrap as stats_bootstrap, tests as stats_tests
 from graders.compare.comparison import compare_file
+from graders.compare.words import verdict_words
 from graders.config import RunConfig
 from graders.readers.files import read_results
-from graders.compare.words import verdict_words
 from graders.stats import (
     PairedSummary,
     holm_adjust,
@@ -38,6 +37,8 @@ from graders.stats import (
     summarize_pairs,
     wilson_interval,
 )
+from graders.stats import bootstrap as stats_bootstrap
+from graders.stats import tests as stats_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 Z975 = 1.959963984540054  # Phi^-1(0.975)
@@ -594,7 +595,7 @@ def test_holm_adjusted_pvalues_reproduce_the_step_down_procedure(pvalues, alpha)
     m = len(usable)
     for p, a in usable:
         assert p <= a <= min(1.0, m * p) or a == 1.0
-    for (p, a), (q, b) in zip(sorted(usable), sorted(usable)[1:]):
+    for (_p, a), (_q, b) in zip(sorted(usable), sorted(usable)[1:]):
         assert a <= b  # monotone in p
 
 

@@ -144,7 +144,7 @@ def test_squad_pipeline_equals_the_squad_script():
             s = STEPS[step](s)
         return s
 
-    for refs, out in pairs(500, seed=8):
+    for _refs, out in pairs(500, seed=8):
         assert stepwise(out) == normalize_answer(out)
 
 

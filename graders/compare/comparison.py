@@ -21,17 +21,16 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from graders.scoring.output import write_csv
-
-from graders.scoring.parallel import score_frame
+from graders.compare.words import verdict_words
 from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.pipeline import resolve_mapping
 from graders.readers.files import ResultsFile, read_results
 from graders.registry import get_spec
+from graders.scoring.output import write_csv
+from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
-from graders.compare.words import verdict_words
-from graders.stats import PairedSummary, holm_adjust, summarize_pairs
 from graders.scoring.summary import summarize, unknown_assertion_kinds
+from graders.stats import PairedSummary, holm_adjust, summarize_pairs
 from graders.text.normalize import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")

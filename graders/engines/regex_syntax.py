@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from graders.text.normalize import describe_char
 
-
 JS_FLAGS = "dgimsuvy"  # RegExp.prototype.flags order
 
 

@@ -25,11 +25,9 @@ from jsonschema.exceptions import ValidationError
 from jsonschema_specifications import REGISTRY as META_SCHEMAS
 from referencing.jsonschema import lookup_recursive_ref
 
-from graders.result import Block
-from graders.engines.regex import RegexError, RegexTimeout, check_pattern, ecma_search
 from graders.engines.jsonparse import (
-    PRE_PARSE_CHOICES,
     MAX_DEPTH,
+    PRE_PARSE_CHOICES,
     apply_steps,
     encodable,
     explain_parse_error,
@@ -42,6 +40,7 @@ from graders.engines.jsonparse import (
     strip_fence,
     trim,
 )
+from graders.engines.regex import RegexError, RegexTimeout, check_pattern, ecma_search
 from graders.engines.schema_dialects import (  # noqa: F401  (the names this module has always offered)
     _DIALECT_BY_URI,
     _HARMLESS_BESIDE_REF,
@@ -58,7 +57,7 @@ from graders.engines.schema_dialects import (  # noqa: F401  (the names this mod
     Dialect,
     _dialect_key,
 )
-from graders.result import Grade, error, not_judged, verdict
+from graders.result import Block, Grade, error, not_judged, verdict
 
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match
 MAX_LISTED = 1000  # violations kept in details

@@ -26,22 +26,21 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from graders.result import Block
+from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
+from graders.result import Block, Grade, continuous, score_text
 from graders.text.ngrams import (
     Counts,
     Packed,
     clipped_matches,
-    dense_ranks,
     column_matches,
     corpus_statistics,
+    dense_ranks,
     pack,
     pack_max,
     packable,
     packed_matches,
     word_ngrams,
 )
-from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
-from graders.result import Grade, continuous, score_text
 from graders.text.tokenizer_13a import tokens_13a
 
 MAX_ORDER = 4  # word_ngrams gives orders 1-4

@@ -20,7 +20,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from graders.result import Block
+from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
+from graders.result import Block, Grade, continuous, score_text
 from graders.text.ngrams import (
     Alphabet,
     Counts,
@@ -35,8 +36,6 @@ from graders.text.ngrams import (
     packable,
     packed_matches,
 )
-from graders.metrics.base import BELOW_THRESHOLD_REACH, THRESHOLD, GraderSpec
-from graders.result import Grade, continuous, score_text
 
 CHAR_ORDER = 6
 BETA = 2

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graders.result import Block
+from graders.metrics.base import GraderSpec, Param
 from graders.metrics.nearmiss import probe_many, screen_contains_many
-from graders.metrics.base import Param, GraderSpec
-from graders.result import Grade
+from graders.result import Block, Grade
 from graders.text.normalize import visible
 
 REQUIRE = Param("require", "choice", "any", choices=("any", "all"), help="one reference is enough, or every one")

@@ -11,10 +11,9 @@ from __future__ import annotations
 import unicodedata
 from typing import Sequence
 
-from graders.result import Block
-from graders.metrics.nearmiss import probe_many, screen_equal_many
 from graders.metrics.base import GraderSpec
-from graders.result import Grade
+from graders.metrics.nearmiss import probe_many, screen_equal_many
+from graders.result import Block, Grade
 from graders.text.normalize import describe_char, first_difference, first_differences, nfc, nfkc, visible
 
 

@@ -35,11 +35,9 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any, Sequence
 
-from graders.result import Block
 from graders.engines.jsonparse import PRE_PARSE_CHOICES
-from graders.metrics.base import Param, GraderSpec
-from graders.result import Grade
-
+from graders.metrics.base import GraderSpec, Param
+from graders.result import Block, Grade
 
 
 def _validation() -> ModuleType:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from graders.result import Block
+from graders.metrics.base import GraderSpec, Param
 from graders.metrics.exact import closest_reference, explain_differences
 from graders.metrics.nearmiss import probe_many, screen_equal_many
-from graders.metrics.base import Param, GraderSpec
-from graders.result import Grade
+from graders.result import Block, Grade
 from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEPS, compose, compose_column
 
 PIPELINE = Param(

@@ -14,10 +14,9 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Callable, Sequence
 
+from graders.metrics.base import GraderSpec, Param
+from graders.result import Block, Grade, not_judged, verdict
 from graders.text.numbers import EXACT, READ_MODES, Reading, read_number
-from graders.result import Block
-from graders.metrics.base import Param, GraderSpec
-from graders.result import Grade, not_judged, verdict
 
 READ = Param("read", "choice", "whole", choices=READ_MODES, help="the whole text, the first number or the last")
 ABS_TOL = Param("abs_tol", "tolerance", 0.0, help="absolute tolerance")

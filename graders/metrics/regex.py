@@ -33,9 +33,8 @@ from graders.engines.regex import (
     parse_flags,
     python_pattern_hint,
 )
-from graders.result import Block
 from graders.metrics.base import GraderSpec, Param, resolve
-from graders.result import Grade, error, verdict
+from graders.result import Block, Grade, error, verdict
 from graders.text.normalize import snippet, visible
 
 _WHERE = {

@@ -19,7 +19,7 @@ from collections import _count_elements  # type: ignore[attr-defined]
 from functools import lru_cache
 from itertools import filterfalse, islice
 
-from graders.metrics.base import THRESHOLD, Param, GraderSpec
+from graders.metrics.base import THRESHOLD, GraderSpec, Param
 from graders.result import Grade, continuous, score_text
 from graders.text.normalize import visible
 

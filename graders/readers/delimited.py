@@ -14,9 +14,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-
 from graders.readers.frame import _LINE_END, ResultsFile, ResultsFileError, _lines_from
-
 
 _BAD_LINE = re.compile(r"Skipping line (\d+): expected (\d+) fields, saw (\d+)")
 

@@ -43,7 +43,6 @@ import re
 import sys
 from typing import Any
 
-
 from graders.readers.delimited import _first_record, _read_delimited
 from graders.readers.frame import (  # noqa: F401  (the names this module has always offered)
     _LINE_END,

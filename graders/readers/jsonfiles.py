@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-
 from graders.readers.frame import ResultsFile, ResultsFileError
 
 _KEY_TEXT: dict[str, str] = {}  # '"key":' per object key seen (files repeat their keys)

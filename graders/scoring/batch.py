@@ -23,13 +23,17 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
+from graders.engines.jsonparse import shared_parses
+from graders.registry import get_spec, run
+from graders.result import STATUSES, Block, Grade
 from graders.scoring.assertions import run_assertion, scorer_name
 from graders.scoring.output import (  # noqa: F401  (the names this module has always offered)
-    SCORED_COLUMNS,
-    OutputError,
     _PASS_CELL,
     _QUOTE,
     _QUOTES,
+    SCORED_COLUMNS,
+    OutputError,
     _append_file,
     _csv_column,
     csv_bytes,
@@ -41,11 +45,6 @@ from graders.scoring.output import (  # noqa: F401  (the names this module has a
     write_csv,
     write_scored,
 )
-from graders.result import Block
-from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
-from graders.engines.jsonparse import shared_parses
-from graders.registry import get_spec, run
-from graders.result import STATUSES, Grade
 from graders.scoring.summary import CorpusStatistics, positions_by_value, statistic_sums
 
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source

@@ -22,7 +22,6 @@ import pandas as pd
 
 from graders.result import Grade
 
-
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 
 

@@ -12,11 +12,10 @@ reduces (numpy releases the GIL); the figures do not depend on it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-
-import math
 
 import numpy as np
 

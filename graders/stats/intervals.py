@@ -12,7 +12,6 @@ import math
 import operator
 from typing import Any
 
-
 # Normal quantile: Wichura (1988), Algorithm AS 241 PPND16, Appl. Statist. 37(3) 477-484.
 # Coefficients lowest order first; each denominator's constant term is 1.
 _AS241_A = (3.3871328727963666080e0, 1.3314166789178437745e2, 1.9715909503065514427e3,

@@ -19,9 +19,14 @@ from typing import Any
 import numpy as np
 
 from graders.stats.bootstrap import _bootstrap_means, _check_resamples, _large, _percentile_interval, _units
-from graders.stats.intervals import _check_confidence, mcnemar_mdd, min_detectable_difference, normal_quantile, wilson_interval
+from graders.stats.intervals import (
+    _check_confidence,
+    mcnemar_mdd,
+    min_detectable_difference,
+    normal_quantile,
+    wilson_interval,
+)
 from graders.stats.tests import P_FLOOR, _sign_flip_pvalues, mcnemar_exact
-
 
 # ---------------------------------------------------------------------------------------
 # Pass rates

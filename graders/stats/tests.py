@@ -17,7 +17,15 @@ from functools import cache
 
 import numpy as np
 
-from graders.stats.bootstrap import _as_diffs, _check_resamples, _large, _pipelined, _unit_sums, _weighted_totals, sign_flip_bits
+from graders.stats.bootstrap import (
+    _as_diffs,
+    _check_resamples,
+    _large,
+    _pipelined,
+    _unit_sums,
+    _weighted_totals,
+    sign_flip_bits,
+)
 from graders.stats.intervals import _count
 
 # Exact McNemar: the binomial(n, 1/2) tail, with Loader's (2000) saddle-point pmf, which

@@ -101,6 +101,6 @@ def read_number(text: str, mode: str) -> Reading | None:
         m = NUMBER.search(text, start)
         return _reading(m) if m else None
     last = None
-    for last in NUMBER.finditer(text, start):
+    for last in NUMBER.finditer(text, start):  # noqa: B007  (the loop keeps the last match)
         pass
     return _reading(last) if last else None

@@ -242,23 +242,40 @@ def as_run_config(config: Any) -> RunConfig:
                       f"not {type(config).__name__}")
 
 
+def loads(data: bytes | str | Mapping[str, Any]) -> RunConfig:
+    """A SPEC §7 configuration from its JSON (bytes, with or without a BOM, or text) or its
+    dict; ``ConfigError`` with one message for anything that cannot run. The command line,
+    ``load_config`` and the dashboard's upload all read a configuration through here."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        try:
+            data = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ConfigError("the configuration is not UTF-8 text") from None
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+        except RecursionError:
+            raise ConfigError("the configuration nests too deeply to read") from None
+        except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
+            raise ConfigError(f"the configuration is not valid JSON: {e}") from None
+    return RunConfig.from_dict(data)
+
+
 def load_config(path: str | os.PathLike[str]) -> RunConfig:
+    """The configuration in the file at ``path`` (``loads``); ``ConfigError``."""
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ConfigError(f"cannot read the configuration {os.fspath(path)!r}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"the configuration {os.fspath(path)!r} is not UTF-8 text") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    except RecursionError:
-        raise ConfigError("the configuration nests too deeply to read") from None
-    except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
-        raise ConfigError(f"the configuration is not valid JSON: {e}") from None
-    return RunConfig.from_dict(data)
+        return loads(data)
+    except ConfigError as e:
+        if str(e) == "the configuration is not UTF-8 text":
+            raise ConfigError(f"the configuration {os.fspath(path)!r} is not UTF-8 text") from None
+        raise
 
 
 DEFAULT_GRADERS = ("exact", "normalized")  # the command line's graders when none are named

@@ -115,3 +115,21 @@ def test_a_grade_without_a_reference_is_not_judged_and_one_without_an_output_is_
     assert grade("regex", output="abc", pattern="b").status == "pass"  # regex needs no reference
     with pytest.raises(ValueError, match="grade needs the output"):
         grade("exact", expected="a")
+
+
+def test_one_configuration_reader_for_command_line_library_and_dashboard(tmp_path):
+    """config.loads reads every configuration: the dashboard's upload once had its own copy,
+    without the branch for an integer past Python's 4,300-digit limit (a traceback there)."""
+    from graders.config import ConfigError, load_config, loads
+    from ui.graders_form import parse_config
+
+    text = '{"graders": [{"name": "numeric", "abs_tol": ' + "9" * 5001 + "}]}"
+    path = tmp_path / "c.json"
+    path.write_text(text, encoding="utf-8")
+    messages = []
+    for read in (lambda: loads(text), lambda: loads(text.encode()), lambda: load_config(path),
+                 lambda: parse_config(text.encode())):
+        with pytest.raises(ConfigError) as e:
+            read()
+        messages.append(str(e.value))
+    assert len(set(messages)) == 1 and "not valid JSON" in messages[0]

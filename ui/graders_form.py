@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from graders.config import OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig
+from graders.config import OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig, loads
 from graders.engines.regex import check_pattern, python_pattern_hint
 from graders.metrics.json_schema import compile_schema
 from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
@@ -283,20 +283,8 @@ def graders_form(prefix: str, mapping: Mapping[str, str | None]) -> tuple[RunCon
 
 
 def parse_config(data: bytes | str | Mapping[str, Any]) -> RunConfig:
-    """A SPEC §7 configuration from JSON bytes/text or a dict; ``ConfigError`` with one message."""
-    if isinstance(data, (bytes, bytearray)):
-        try:
-            data = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ConfigError("the configuration is not UTF-8 text") from None
-    if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as e:
-            raise ConfigError(f"the configuration is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-        except RecursionError:
-            raise ConfigError("the configuration nests too deeply to read") from None
-    return RunConfig.from_dict(data)
+    """An uploaded configuration, read as the command line reads one (``config.loads``)."""
+    return loads(data)
 
 
 def restore_config(config: RunConfig, file: Any, prefix: str) -> str | None:

@@ -13,7 +13,7 @@ from graders.compare.comparison import COMPARISON_COLUMNS, CompareError, compare
 from graders.config import GraderConfig, RunConfig
 from graders.readers.files import read_results
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cfg(*names, overall=None):

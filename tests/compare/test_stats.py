@@ -40,7 +40,7 @@ from graders.stats import (
 from graders.stats import bootstrap as stats_bootstrap
 from graders.stats import tests as stats_tests
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 Z975 = 1.959963984540054  # Phi^-1(0.975)
 Z80 = 0.8416212335729143  # Phi^-1(0.8)
 

@@ -13,7 +13,7 @@ from graders.config import ALIASES, ROLES, suggest_mapping
 from graders.readers.files import read_results
 from graders.scoring.rows import LEFT_OUT_REASONS, ROW_COLUMNS, MappingError, prepare
 
-FILES = Path(__file__).resolve().parent / "files"
+FILES = Path(__file__).resolve().parents[1] / "files"
 
 NONE = dict.fromkeys(ROLES)
 

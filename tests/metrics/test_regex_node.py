@@ -22,7 +22,7 @@ import pytest
 
 from graders.engines.regex import ErrorResult, MatchResult, check_pattern, match_many
 
-FILES = Path(__file__).resolve().parent / "files"
+FILES = Path(__file__).resolve().parents[1] / "files"
 GOLDEN = json.loads((FILES / "regex_node_golden.json").read_text(encoding="utf-8"))
 CASES = GOLDEN["cases"]
 

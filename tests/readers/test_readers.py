@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from graders.readers import files as readers
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, ResultsFileError, detect_format, read_results
 
-FILES = Path(__file__).resolve().parent / "files"
+FILES = Path(__file__).resolve().parents[1] / "files"
 
 
 def read(name: str, **kw) -> ResultsFile:

@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from typing import Any, NoReturn, Sequence, TextIO
 
 from graders.config import ConfigError, command_line_config
+from graders.readers.frame import FORMATS, HARNESS_FORMATS
 from graders.scoring.output import STDOUT, OutputError, report_to_stderr, text_output
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
@@ -63,46 +64,48 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def common(sp: argparse.ArgumentParser, out: str) -> None:
-        sp.add_argument("file", help="results file: CSV, TSV, JSON lines, JSON array, or {\"rows\": [...]}")
+    def common(sp: argparse.ArgumentParser, out: str, files: str) -> None:
+        sp.add_argument("files", nargs="*", metavar="FILE", help=files)
         sp.add_argument("--config", help="configuration JSON, as the dashboard exports it")
-        sp.add_argument("--format", choices=["csv", "tsv", "jsonl", "json-array", "json-rows"], help="override format detection")
-        sp.add_argument("--no-header", action="store_true",
-                        help="a CSV or TSV file's first line is a row, not a header: two columns are read as "
-                             "expected and output, more as 'column 1', 'column 2', … (map them in the configuration)")
-        sp.add_argument("--out", required=True, help=f"where to write {out} ('-': standard output, and the "
-                                                     "report goes to stderr)")
+        sp.add_argument("--format", choices=FORMATS + HARNESS_FORMATS, help="override format detection")
+        sp.add_argument("--no-header", action="store_true", help="a CSV or TSV file's first line is a row: two "
+                        "columns are expected and output, more 'column 1', 'column 2', … (map them in the configuration)")
+        sp.add_argument("--out", required=True, help=f"where to write {out} ('-': standard output, the report to stderr)")
         sp.add_argument("--summary", help="where to write the summary JSON ('-': standard output)")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
-        sp.add_argument("--grader", action="append", default=[], metavar="NAME", choices=list(REGISTRY),
-                        help="a grader with default parameters (repeatable); adds to the configuration's "
+        sp.add_argument("--grader", action="append", default=[], metavar="NAME[:KEY=VALUE,...]",
+                        help=f"a grader ({', '.join(REGISTRY)}), with parameters after a colon "
+                             "(exact:extract=gsm8k); repeatable; adds to the configuration's "
                              "(with neither: exact and normalized)")
 
     s = sub.add_parser("score", help="score every row and write the scored file")
-    common(s, "the scored CSV (one row per case, system, repeat and scorer)")
+    common(s, "the scored CSV (one row per case, system, repeat and scorer)",
+           "results files (CSV, TSV, JSON lines, JSON, Parquet, promptfoo, Inspect, lm-eval); several are read as one")
+    s.add_argument("--ref", action="append", default=[], help="a reference segment file, one segment a line (repeatable)")
+    s.add_argument("--hyp", action="append", default=[], help="a system's segment file, named after it (repeatable)")
     s.add_argument("--include-output", action="store_true", help="add the output column to the scored file")
-    s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE",
-                   help="exit 1 when GRADER's pass rate is below RATE (0-1), for any system, or when no row "
-                        "was judged (repeatable; a continuous grader needs a threshold)")
+    s.add_argument("--fail-under", action="append", default=[], metavar="GRADER=RATE", help="exit 1 when GRADER's pass "
+                   "rate is below RATE (0-1) for any system, or no row was judged (repeatable; a continuous grader needs a threshold)")
 
     c = sub.add_parser("compare", help="compare model A with model B")
-    common(c, "the comparison CSV (one row per case and grader)")
+    common(c, "the comparison CSV (one row per case and grader)",
+           "one results file with both sides, or two runs of the same cases (A, then B)")
     c.add_argument("--a", dest="version_a", help="version used as A (long files)")
     c.add_argument("--b", dest="version_b", help="version used as B (long files)")
     c.add_argument("--resamples", type=int, default=2000, help=f"bootstrap resamples, {MIN_RESAMPLES:,} to {MAX_RESAMPLES:,} (default 2000)")
     c.add_argument("--seed", type=int, default=0, help="bootstrap seed, a whole number >= 0 (default 0)")
-    c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER",
-                   help="exit 1 when A is worse than B on GRADER: the whole 95%% interval of A - B below 0 "
-                        "and the difference unlikely to be noise (Holm-adjusted p < 0.05), as the report words it "
-                        "(repeatable)")
+    c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER", help="exit 1 when A is worse than B on "
+                   "GRADER: the 95%% interval of A - B below 0 and Holm-adjusted p < 0.05, as the report words it (repeatable)")
     return p
 
 
 def _read(args: argparse.Namespace) -> Any:
-    from graders.readers.files import max_bytes_of, read_results
+    from graders.readers.files import max_bytes_of
+    from graders.readers.several import read_inputs
 
-    return read_results(args.file, format=args.format, max_bytes=max_bytes_of(args.max_mb), header=not args.no_header)
+    return read_inputs(args.files, getattr(args, "ref", []), getattr(args, "hyp", []), most=2 if args.command == "compare" else None,
+                       format=args.format, max_bytes=max_bytes_of(args.max_mb), header=not args.no_header)
 
 
 def _write(f: TextIO, text: str, path: str) -> None:
@@ -115,11 +118,9 @@ def _write(f: TextIO, text: str, path: str) -> None:
 def _workers(args: argparse.Namespace) -> int:
     from graders.scoring.parallel import default_workers
 
-    if args.workers is None:
-        return default_workers()
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise BadInput(f"--workers takes a whole number >= 1, not {args.workers}")
-    return args.workers
+    return default_workers() if args.workers is None else args.workers
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -179,6 +180,7 @@ def _report(text: str, to_stderr: bool = False) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from graders.compare.comparison import compare_file, write_comparison
+    from graders.readers.several import first_versions
     from graders.scoring.summary import summary_text
 
     if not MIN_RESAMPLES <= args.resamples <= MAX_RESAMPLES:
@@ -190,7 +192,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with ExitStack() as files:
         out = files.enter_context(text_output(args.out))
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
-        result = compare_file(_read(args), config, version_a=args.version_a, version_b=args.version_b,
+        file = _read(args)
+        a, b = first_versions(file, args.files) if args.version_a is None and args.version_b is None else (None, None)
+        result = compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
                               resamples=args.resamples, seed=args.seed, workers=_workers(args))
         tripped = result.fail_if_worse(args.fail_if_worse)
         try:
@@ -228,11 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> NoReturn:
-    """The command's entry point (``gradeboard``, ``python -m graders``): ``main()``, the
-    exit handlers and flushed streams, then an immediate exit (tearing the interpreter down
-    would add 0.1 s and free nothing the system does not). A failed flush of stdout exits
-    120, as the interpreter's own exit does. The cyclic collector is off: the command's
-    objects hold no cycles worth collecting, and the process ends when the command does."""
+    """``gradeboard``: ``main()``, the exit handlers, flushed streams, then an immediate exit
+    (a failed flush of stdout exits 120, as Python's own exit does); no cyclic collector."""
     collector.disable()
     code = main()
     atexit._run_exitfuncs()  # what a normal exit runs: the worker pools' and regex engine's clean-up

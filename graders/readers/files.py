@@ -44,10 +44,12 @@ import sys
 from typing import Any
 
 from graders.readers.delimited import _first_record, _read_delimited
+from graders.readers.detect import detect
 from graders.readers.frame import (  # noqa: F401  (the names this module has always offered)
     _LINE_END,
     DEFAULT_MAX_BYTES,
     FORMATS,
+    HARNESS_FORMATS,
     ResultsFile,
     ResultsFileError,
     _lines_from,
@@ -80,8 +82,8 @@ def read_results(
     columns are named for it (``headerless_names``: two are expected and output, as rows
     pasted from a spreadsheet are); a JSON file names its own fields, so it is unaffected.
     """
-    if format is not None and format not in FORMATS:
-        raise ResultsFileError(f"unknown format {format!r}; choose one of {', '.join(FORMATS)}")
+    if format is not None and format not in FORMATS + HARNESS_FORMATS:
+        raise ResultsFileError(f"unknown format {format!r}; choose one of {', '.join(FORMATS + HARNESS_FORMATS)}")
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         _check_size(len(data), max_bytes)
@@ -90,6 +92,9 @@ def read_results(
         if name is None:
             name = os.path.basename(path)
         data = _read_path(path, max_bytes)
+    harness = format if format in HARNESS_FORMATS else None if format else detect(data, name)
+    if harness is not None:
+        return _read_harness(data, harness)
     text, bom = _decode(data)
     fmt, doc = (format, None) if format else _sniff(text, name)
     gc_was_enabled = gc.isenabled()
@@ -152,6 +157,18 @@ def _read_path(path: str, max_bytes: int) -> bytes:
         limit = _megabytes(max_bytes)
         raise ResultsFileError(f"the file is over the {limit} limit (max_bytes); its size was not known before reading")
     return data
+
+
+def _read_harness(data: bytes, fmt: str) -> ResultsFile:
+    """A harness's own file (SPEC §10), by its reader (imported when first needed)."""
+    from graders.readers import inspect_log, lm_eval, parquet, promptfoo
+
+    read = {"promptfoo": promptfoo.read, "inspect-eval": inspect_log.read_eval, "inspect-json": inspect_log.read_json,
+            "lm-eval": lm_eval.read, "parquet": parquet.read}[fmt]
+    result = read(data)
+    if len(result.frame) == 0:
+        raise ResultsFileError(_no_rows_message(result))
+    return result
 
 
 def max_bytes_of(mb: float | None) -> int:

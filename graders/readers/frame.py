@@ -12,6 +12,8 @@ import pandas as pd
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 FORMATS = ("csv", "tsv", "jsonl", "json-array", "json-rows")
+# The files eval harnesses write (SPEC §10), read by their own modules beside this one.
+HARNESS_FORMATS = ("promptfoo", "inspect-eval", "inspect-json", "lm-eval", "parquet")
 
 
 class ResultsFileError(ValueError):

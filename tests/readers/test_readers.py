@@ -101,7 +101,7 @@ def test_format_override():
     assert f.format == "tsv"
     assert f.columns == ("id,input,expected,output",)
     assert f.frame.iloc[1, 0] == "q2,How many days to return an item?,30,30 days"
-    with pytest.raises(ResultsFileError, match=r"^unknown format 'xlsx'; choose one of csv, tsv, jsonl, json-array, json-rows$"):
+    with pytest.raises(ResultsFileError, match=r"^unknown format 'xlsx'; choose one of csv, tsv, jsonl, json-array, json-rows, promptfoo, inspect-eval, inspect-json, lm-eval, parquet$"):
         read("basic.csv", format="xlsx")
 
 

@@ -152,9 +152,9 @@ def test_token_f1_example_details():
 
 
 def test_stated_behaviours():
+    from graders.engines.schema import DIALECTS
     from graders.metrics.chrf import BETA, CHAR_ORDER
     from graders.metrics.rouge_l import MAX_CELLS
-    from graders.engines.schema import DIALECTS
 
     assert MAX_CELLS == 25_000_000 and "25,000,000" in guide.GRADER_TEXT["rouge_l"]
     assert (CHAR_ORDER, BETA) == (6, 2)
@@ -200,9 +200,9 @@ def test_left_out_reasons_are_the_code_reasons():
 
 
 def test_overall_graders_and_scored_columns():
+    from graders.config import OVERALL_GRADERS
     from graders.scoring.batch import NO_BINARY_GRADER
     from graders.scoring.output import SCORED_COLUMNS
-    from graders.config import OVERALL_GRADERS
 
     assert codes(guide.OVERALL_GRADERS_TEXT) == list(OVERALL_GRADERS)
     assert f"`{', '.join(SCORED_COLUMNS)}`" in guide.SCORE_HOW
@@ -281,9 +281,10 @@ def test_holm_example_reproduces():
 
 
 def test_statistics_as_described():
-    from graders.stats import paired as stats
     from graders.compare.comparison import compare_prepared
     from graders.explore.sensitivity import ALPHA, LADDER, LADDER_PARAMS
+    from graders.stats import paired_bootstrap
+    from graders.stats import tests as stats
 
     b, c = 4, 15
     tail = sum(math.comb(b + c, k) for k in range(min(b, c) + 1)) / 2 ** (b + c)
@@ -299,13 +300,13 @@ def test_statistics_as_described():
     assert stats.holm_adjust([0.04, 0.01, 0.9]) == pytest.approx([0.08, 0.03, 0.9])
     assert ALPHA == 0.05
     assert compare_prepared.__kwdefaults__["resamples"] == 2000
-    compare_page = (ROOT / "pages" / "compare.py").read_text(encoding="utf-8")
+    compare_page = (ROOT / "ui" / "comparing.py").read_text(encoding="utf-8")  # the Compare page's sections
     assert 'ss.setdefault(w("resamples"), 2000)' in compare_page
     assert LADDER == ("exact", "normalized", "contains", "token_f1", "numeric")
     assert "(exact, normalized, contains, token F1, numeric)" in " ".join(guide.COMPARE_TIPS)
     assert LADDER_PARAMS["numeric"] == {"read": "last", "rel_tol": 0.01}
     # fewer than two cases: no interval
-    assert all(math.isnan(x) for x in stats.paired_bootstrap([0.5]))
+    assert all(math.isnan(x) for x in paired_bootstrap([0.5]))
 
 
 def test_outcome_words_are_the_comparison_csv_values():

@@ -19,7 +19,8 @@ from graders.explore.preview import pipeline_effect, preview_pairs
 from graders.readers.files import read_results
 from graders.scoring.rows import prepare
 from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE
-from ui.loading import NONE_LABEL, ROLE_LABELS, SAMPLES as SAMPLE_LABELS
+from ui.loading import NONE_LABEL, ROLE_LABELS
+from ui.loading import SAMPLES as SAMPLE_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "normalizer.py")

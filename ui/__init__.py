@@ -1,10 +1,13 @@
 """Shared Streamlit widgets for the dashboard pages (a plain package at the repo root).
 
 ``ui.loading`` loads a results file and maps its columns, ``ui.detail`` shows one row in
-detail, ``ui.graders_form`` builds the grader configuration from the registry and
-``ui.scoring`` runs the cached scoring behind the Score page, and ``ui.display`` makes
-the user's text safe to show (lone surrogates escaped, Markdown literal). Scoring logic lives in
-``graders``; these modules only arrange widgets around it.
+detail, ``ui.graders_form`` builds the grader configuration from the registry,
+``ui.scoring`` runs the cached scoring behind the Score page, ``ui.comparing``,
+``ui.normalizing`` and ``ui.pass_rate`` hold the sections of the Compare, Normalizer and Pass
+rate pages, and ``ui.display`` makes the user's text safe to show (lone surrogates escaped,
+Markdown literal). ``ui.present`` holds what is pure pandas and Altair (no streamlit): tables,
+charts, and the one link builder to the pass-rate page (``ui.present.links``). Scoring logic
+lives in ``graders``; these modules only arrange widgets around it.
 """
 
 from pathlib import Path

@@ -98,9 +98,9 @@ def frame(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with every lone surrogate in its text cells, column names and index escaped;
     ``df`` itself when there is none (the usual case: nothing is copied)."""
     out = df
-    for i, column in enumerate(df.columns):
+    for i in range(len(df.columns)):
         dtype = df.dtypes.iloc[i]
-        if dtype != object and not isinstance(dtype, pd.StringDtype):
+        if not pd.api.types.is_object_dtype(dtype) and not isinstance(dtype, pd.StringDtype):
             continue
         fixed = _column(df.iloc[:, i])
         if fixed is not None:

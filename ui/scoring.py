@@ -48,17 +48,16 @@ from typing import Any, Mapping
 import pandas as pd
 import streamlit as st
 
-from ui.present import charts
-from graders.scoring.batch import explain_rows
-from graders.scoring.parallel import Cancelled, default_workers, warm_forkserver
-from graders.scoring.thresholds import apply_thresholds, split_thresholds
 from graders.config import RunConfig, mapping_dict
+from graders.explore.sweeps import numeric_tolerance_sweep
 from graders.pipeline import ScoreRun, score_prepared
 from graders.readers.files import ResultsFile
+from graders.scoring.batch import explain_rows
+from graders.scoring.parallel import Cancelled, default_workers, warm_forkserver
 from graders.scoring.rows import MappingError, Prepared, prepare
 from graders.scoring.summary import positions_by_value, scorer_stats
-from graders.explore.sweeps import numeric_tolerance_sweep
-
+from graders.scoring.thresholds import apply_thresholds, split_thresholds
+from ui.present import charts
 from ui.present.search import haystack
 
 MAX_RUNS = 3

@@ -14,22 +14,22 @@ filtered table's row selection), ``gb_filter_table_listed`` (what that table lis
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
-from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.present import charts
-from ui.present.search import haystack, text_cases  # noqa: F401  (text_cases: the search the page runs)
-from graders.scoring.batch import explain_rows, with_output
-from graders.scoring.output import scored_csv_bytes
 from graders.metrics.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
+from graders.scoring.batch import explain_rows, with_output
+from graders.scoring.output import scored_csv_bytes
+from ui.present import charts
+from ui.present.links import pass_rate_link
+from ui.present.search import haystack, text_cases  # noqa: F401  (text_cases: the search the page runs)
 
 from . import count, display, keep_selection_if_listed, page_link
-from .loading import read_flags
 from .detail import row_detail
+from .loading import read_flags
 
 # "graders disagree": a case that one grader passes and another fails (exact fails where
 # normalized passes); "systems disagree": a case and grader that one system's output
@@ -44,10 +44,6 @@ def label(scorer: str) -> str:
     if scorer in REGISTRY:
         return REGISTRY[scorer].label
     return "Overall" if scorer == "overall" else scorer
-
-
-def pass_rate_link(k: int, n: int, what: str) -> str:
-    return "pass_rate?" + urlencode({"k": k, "n": n, "label": what}, errors="backslashreplace")
 
 
 def _pct(x: float | None) -> str:
@@ -83,8 +79,8 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
             who = label(name) + (f" · {system}" if system else "")
             decided = c["passed"] + c["failed"]
 
-            def link(k: int, n: int, what: str) -> str:
-                return f"[{k:,}]({pass_rate_link(k, n, f'{who}: {what}')})" if n else f"{k:,}"
+            def link(k: int, n: int, what: str, who: str = who) -> str:
+                return f"[{k:,}]({pass_rate_link(k, n, label=f'{who}: {what}')})" if n else f"{k:,}"
 
             rate = c.get("pass_rate")
             ci = c.get("pass_rate_ci95")

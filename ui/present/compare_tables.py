@@ -4,7 +4,8 @@
                      interval, wins / losses / ties, pass counts as pass-rate links,
                      both pass rates with Wilson intervals, McNemar's b and c, p and the
                      Holm-adjusted p, the one-word reading and the sentence
-* ``pass_rate_url``  the relative link to the pass-rate page (``pass_rate?k=..&n=..``)
+* ``metric_lines``   one Markdown bullet per metric: its reading in words, and its pass
+                     counts as pass-rate links
 * ``pass_counts``    {metric: (A passes, B passes, paired n)} behind those links
 * ``review_rows``    the rows a reviewer wants first, with both outputs and the expected
 * ``pair_detail``    one pair (by its source records): expected, both outputs, every grade
@@ -13,14 +14,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any
-from urllib.parse import urlencode
+from typing import Any, Sequence
 
 import pandas as pd
 
 from graders.compare.comparison import FILTERS, Comparison
-from graders.registry import get_spec
 from graders.explore.sensitivity import metric_frame
+from graders.registry import get_spec
+from ui import display
+from ui.present.links import pass_rate_link
+
+pass_rate_url = pass_rate_link  # the name this module gave it first (tests import it from here)
 
 REVIEWS = (*FILTERS, "largest_drops")
 REVIEW_LABELS = {
@@ -35,17 +39,6 @@ READING_STYLE = {
     "B better": "background-color: #d1e7dd; color: #0f5132; font-weight: 600",
     "too few": "background-color: #f8d7da; color: #842029",
 }
-
-
-def pass_rate_url(k: int, n: int, *, label: str | None = None, confidence: float | None = None) -> str:
-    """``pass_rate?k=34&n=40`` (optionally ``&confidence=..&label=..``): a relative link
-    to the pass-rate page with its figures filled in."""
-    query: dict[str, Any] = {"k": int(k), "n": int(n)}
-    if confidence is not None:
-        query["confidence"] = repr(float(confidence))  # all its digits: the link opens this figure
-    if label:
-        query["label"] = label
-    return "pass_rate?" + urlencode(query, errors="backslashreplace")  # a version's lone surrogate as \ud800
 
 
 def pass_counts(comparison: Comparison) -> dict[str, tuple[int, int, int]]:
@@ -96,7 +89,7 @@ TABLE_COLUMNS = (
 
 def metric_table(comparison: Comparison) -> pd.DataFrame:
     """One row per metric, ``TABLE_COLUMNS``, ready for ``st.dataframe`` (the pass counts
-    are ``pass_rate_url`` links; "" where a figure does not apply)."""
+    are ``pass_rate_link`` links; "" where a figure does not apply)."""
     frame = metric_frame(comparison)
     counts = pass_counts(comparison)
     a, b = comparison.label_a, comparison.label_b
@@ -113,8 +106,8 @@ def metric_table(comparison: Comparison) -> pd.DataFrame:
         }
         if name in counts:
             ka, kb, _ = counts[name]
-            row["A passes"] = pass_rate_url(ka, s.n, label=pass_rate_label(comparison, name, a))
-            row["B passes"] = pass_rate_url(kb, s.n, label=pass_rate_label(comparison, name, b))
+            row["A passes"] = pass_rate_link(ka, s.n, label=pass_rate_label(comparison, name, a))
+            row["B passes"] = pass_rate_link(kb, s.n, label=pass_rate_label(comparison, name, b))
             row["Pass rate A (95% CI)"] = _rate(s.pass_rate_a, s.pass_rate_a_ci)
             row["Pass rate B (95% CI)"] = _rate(s.pass_rate_b, s.pass_rate_b_ci)
         if s.b is not None:
@@ -124,6 +117,30 @@ def metric_table(comparison: Comparison) -> pd.DataFrame:
     for col in ("Mean A", "Mean B", "A − B", "p", "Holm p"):
         out[col] = out[col].astype(float)
     return out
+
+
+# the flag where there is a winner; "noise?" ("may be noise", "no detectable difference"),
+# "no difference", "too few" and "no pairs" the words say themselves
+FLAG = {"A better": "✅ A better", "B better": "✅ B better"}
+
+
+def metric_lines(comparison: Comparison, readings: Sequence[str]) -> str:
+    """One Markdown bullet per metric (``readings``: the metric table's, in its order): the
+    flag of a winner, the comparison's sentence as literal Markdown and, for a pass-or-fail
+    metric, `` · passes: A [8 of 40](pass_rate?k=8&n=40…), B [19 of 40](…)``."""
+    counts = pass_counts(comparison)
+    a, b = comparison.label_a, comparison.label_b
+
+    def counts_links(name: str) -> str:
+        if name not in counts:
+            return ""
+        ka, kb, n = counts[name]
+        url_a = pass_rate_link(ka, n, label=pass_rate_label(comparison, name, a))
+        url_b = pass_rate_link(kb, n, label=pass_rate_label(comparison, name, b))
+        return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
+
+    return "\n".join(f"- **{metric_label(name)}** — {FLAG[r] + ': ' if r in FLAG else ''}{display.md(m.words)}"
+                     f"{counts_links(name)}" for (name, m), r in zip(comparison.metrics.items(), readings))
 
 
 def reading_css(value: str) -> str:

@@ -27,8 +27,30 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "t
     """CSV or TSV from ``data[skip:]`` (the header onwards); ``widest``: what sets the
     number of fields, for the message of a record with more; ``lines_before``: the file's
     lines before ``data[skip:]``, for a message's line numbers. A quoted cell with text
-    after its closing quote is refused (``_check_quotes``): the C parser would keep the
-    text without the quotes, or run the following records into the cell."""
+    after its closing quote is refused in a CSV file (``_check_quotes``): the C parser
+    would keep the text without the quotes, or run the following records into the cell. A
+    TSV file that does not parse as quoted is read as IANA's text/tab-separated-values
+    defines it: a tab ends a field, a line feed a record, and quotes are ordinary
+    characters (``_read_plain_tsv``)."""
+    if fmt == "tsv":
+        try:
+            return _read_quoted(data, skip, sep, fmt, widest, lines_before)
+        except ResultsFileError as e:
+            if "quote" not in str(e) and "EOF inside string" not in str(e):
+                raise
+            return _read_quoted(data, skip, sep, fmt, widest, lines_before, plain=True)
+    return _read_quoted(data, skip, sep, fmt, widest, lines_before)
+
+
+def _read_quoted(data: bytes, skip: int, sep: str, fmt: str, widest: str, lines_before: int,
+                 plain: bool = False) -> ResultsFile:
+    """``_read_delimited``'s reading; ``plain``: no quoting at all (quotes are text)."""
+    bad_quotes: list[tuple[int, str]] = []
+    if not plain:
+        if fmt == "tsv" and not _quotes_paired(data, skip, sep) and _malformed_quote(
+                str(memoryview(data)[skip:], "utf-8", "surrogateescape"), sep) is not None:
+            raise ResultsFileError("a TSV file whose quotes are not paired")  # read plain instead
+        data, bad_quotes = _check_quotes(data, skip, sep, fmt, lines_before)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", pd.errors.ParserWarning)
         try:
@@ -43,6 +65,7 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "t
                 skipinitialspace=False,
                 quotechar='"',
                 doublequote=True,
+                quoting=csv.QUOTE_NONE if plain else csv.QUOTE_MINIMAL,
                 on_bad_lines="warn",
                 engine="c",
                 encoding="utf-8",
@@ -51,13 +74,13 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "t
             raise ResultsFileError(_csv_error_message(str(exc), fmt)) from None
         except pd.errors.EmptyDataError:
             raise ResultsFileError("the file is empty") from None
-    _check_quotes(data, skip, sep, fmt, lines_before)
     long_rows: list[tuple[int, str]] = []
     for w in caught:
         if issubclass(w.category, pd.errors.ParserWarning):
             for line, expected, saw in _BAD_LINE.findall(str(w.message)):
                 long_rows.append((int(line) - 1, f"has {saw} fields, {widest} has {expected}"))
     long_rows.sort()
+    unreadable = sorted(long_rows + bad_quotes)
 
     header = [str(v) for v in raw.iloc[0].tolist()]
     _check_header(header)
@@ -72,7 +95,7 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "t
     # their fields with Python's csv module, to mark padded cells absent and drop blank lines.
     last = frame.iloc[:, -1].to_numpy()
     if len(frame) and (last == "").any():
-        lengths = _field_counts(str(memoryview(data)[skip:], "utf-8"), sep)
+        lengths = _field_counts(str(memoryview(data)[skip:], "utf-8"), sep, plain)
         # Python's csv module splits records as the C parser does; should they ever
         # disagree, the cells stay "" (missing either way) rather than be guessed.
         if lengths is not None and len(lengths) == n_records + 1:
@@ -91,7 +114,7 @@ def _read_delimited(data: bytes, skip: int, sep: str, fmt: str, widest: str = "t
         frame=frame,
         records=tuple(records.tolist()),
         format=fmt,
-        unreadable=tuple(long_rows),
+        unreadable=tuple(unreadable),
         columns=tuple(header),
     )
 
@@ -149,27 +172,45 @@ def _line_start(text: str, line: int) -> int:
     return at
 
 
-def _check_quotes(data: bytes, skip: int, sep: str, fmt: str, lines_before: int) -> None:
-    """Refuse a file with a quoted cell that has text after its closing quote, naming the
-    line: read leniently, ``"Easy Returns" is the policy`` would lose its quotes, and an
-    unpaired quote would take the records after it into its cell."""
+MAX_BAD_QUOTES = 1000  # records left out for a malformed quote before the file is refused
+
+
+def _check_quotes(data: bytes, skip: int, sep: str, fmt: str, lines_before: int) -> tuple[bytes, list[tuple[int, str]]]:
+    """Find each record with a quoted cell that has text after its closing quote: read
+    leniently, ``"Easy Returns" is the policy`` would lose its quotes, and an unpaired
+    quote would take the records after it into its cell. Each such record is left out
+    (SPEC §5), its lines blanked so the records after it keep their numbers; returns the
+    data to read and the (record, reason) left out. A quote never closed is refused whole."""
     if _quotes_paired(data, skip, sep):
-        return
+        return data, []
     text = str(memoryview(data)[skip:], "utf-8", "surrogateescape")
-    found = _malformed_quote(text, sep)
-    if found is None:
-        return
-    start, fault, message = found
-    line = next(iter(_lines_from(text, _line_start(text, start))), "").rstrip("\r\n")
-    shown = line if len(line) <= 60 else line[:59] + "…"
-    where = f"line {start + lines_before}" + (f" (to line {fault + lines_before})" if fault > start else "")
-    if "expected after" in message:
-        raise ResultsFileError(
-            f"malformed {fmt.upper()} at {where}: a quoted cell has text after its closing quote "
-            f"({shown!r}). Write such a cell whole in quotes, its own quotes doubled: "
-            f"\"\"\"Yes\"\" it is\" for \"Yes\" it is."
-        )
-    raise ResultsFileError(f"malformed {fmt.upper()} at {where}: {message} ({shown!r})")
+    left: list[tuple[int, str]] = []
+    while True:
+        found = _malformed_quote(text, sep)
+        if found is None:
+            break
+        start, fault, message = found
+        begin = _line_start(text, start)
+        line = next(iter(_lines_from(text, begin)), "").rstrip("\r\n")
+        shown = line if len(line) <= 60 else line[:59] + "…"
+        where = f"line {start + lines_before}" + (f" (to line {fault + lines_before})" if fault > start else "")
+        if "expected after" not in message:  # a quote never closed: the parser's own message refuses the file
+            break
+        if len(left) >= MAX_BAD_QUOTES:
+            raise ResultsFileError(f"malformed {fmt.upper()}: more than {MAX_BAD_QUOTES:,} records have a quoted cell "
+                                   f"with text after its closing quote (the last at {where})")
+        with _cells_of_any_size():
+            record = sum(1 for _ in csv.reader(io.StringIO(text[:begin], newline=""), delimiter=sep, quotechar='"'))
+        left.append((record, f"at {where} has a quoted cell with text after its closing quote ({shown!r}); "
+                             "write such a cell whole in quotes, its own quotes doubled: \"\"\"Yes\"\" it is\" for \"Yes\" it is"))
+        end = _line_start(text, fault + 1) if fault >= start else len(text)
+        if end <= begin:  # the fault is on the last line
+            end = len(text)
+        ends = _LINE_END.findall(text, begin, end)
+        text = text[:begin] + "".join(ends) + text[end:]  # the record's lines, blank
+    if not left:
+        return data, []
+    return data[:skip] + text.encode("utf-8", "surrogateescape"), left
 
 
 def _check_header(header: list[str]) -> None:
@@ -210,11 +251,14 @@ def _first_record(text: str, start: int, sep: str) -> list[str]:
             return []
 
 
-def _field_counts(text: str, sep: str) -> np.ndarray | None:
-    """Fields per record (header included; 0 for a blank line), as the C parser splits them."""
+def _field_counts(text: str, sep: str, plain: bool = False) -> np.ndarray | None:
+    """Fields per record (header included; 0 for a blank line), as the C parser splits them
+    (``plain``: quotes are text)."""
     with _cells_of_any_size():
         try:
-            reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True)
+            quoting = csv.QUOTE_NONE if plain else csv.QUOTE_MINIMAL
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, quotechar='"', doublequote=True,
+                                quoting=quoting)
             return np.fromiter(map(len, reader), dtype=np.int64)
         except csv.Error:
             return None

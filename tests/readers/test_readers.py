@@ -574,20 +574,31 @@ def test_a_file_without_a_header(data, columns, rows, records, unreadable):
     assert f.records == records and f.unreadable == unreadable
 
 
-@pytest.mark.parametrize("data, message", [
-    # text after a closing quote: read leniently, the cell would lose its quotes
-    (b'id\texpected\toutput\n1\tEasy Returns is the policy\t"Easy Returns" is the policy\n',
-     "malformed TSV at line 2: a quoted cell has text after its closing quote"),
-    # an unpaired quote would take the next records into its cell
-    (b'id\texpected\toutput\n1\tHello\t"Hello\n2\tb\tb\n3\tc\t"c" d\n4\te\te\n',
-     "malformed TSV at line 2 (to line 4): a quoted cell has text after its closing quote"),
-    (b'\n\nid,expected,output\n1,a,"" x\n', "malformed CSV at line 4: a quoted cell has text after"),
+@pytest.mark.parametrize("data, rows, unreadable", [
+    # text after a closing quote: read leniently, the cell would lose its quotes; the record is
+    # left out with its line (SPEC §5), the others are read
+    (b'\n\nid,expected,output\n1,a,"" x\n2,b,b\n', [["2", "b", "b"]], [(1, "at line 4 has a quoted cell")]),
+    # an unpaired quote would take the next records into its cell: that record is left out whole
+    (b'id,expected,output\n1,Hello,"Hello\n2,b,b\n3,c,"c" d\n4,e,e\n', [["4", "e", "e"]],
+     [(1, "at line 2 (to line 4) has a quoted cell")]),
 ])
-def test_a_quoted_cell_with_text_after_its_closing_quote_is_refused_with_its_line(data, message):
-    with pytest.raises(ResultsFileError) as info:
-        read_results(data)
-    assert str(info.value).startswith(message)
-    assert str(info.value).endswith('Write such a cell whole in quotes, its own quotes doubled: """Yes"" it is" for "Yes" it is.')
+def test_a_csv_record_with_text_after_a_closing_quote_is_left_out_with_its_line(data, rows, unreadable):
+    f = read_results(data)
+    assert f.frame.values.tolist() == rows
+    assert [(r, why[:len(w)]) for (r, why), (_, w) in zip(f.unreadable, unreadable)] == unreadable
+    assert all(why.endswith('its own quotes doubled: """Yes"" it is" for "Yes" it is') for _, why in f.unreadable)
+
+
+@pytest.mark.parametrize("data, rows", [
+    (b'id\texpected\toutput\n1\tEasy Returns is the policy\t"Easy Returns" is the policy\n',
+     [["1", "Easy Returns is the policy", '"Easy Returns" is the policy']]),
+    (b'id\texpected\toutput\n1\tHello\t"Hello\n2\tb\tb\n3\tc\t"c" d\n',
+     [["1", "Hello", '"Hello'], ["2", "b", "b"], ["3", "c", '"c" d']]),
+])
+def test_a_tsv_file_that_does_not_parse_as_quoted_reads_quotes_as_text(data, rows):
+    """IANA's text/tab-separated-values: a tab ends a field, a line feed a record, nothing is quoted."""
+    f = read_results(data)
+    assert f.format == "tsv" and f.frame.values.tolist() == rows and not f.unreadable
 
 
 def test_a_quote_inside_an_unquoted_cell_is_kept_as_written():
@@ -610,7 +621,9 @@ QUOTED = st.text(st.sampled_from('ab ",\t\n'), max_size=8)
 @given(cells=st.lists(st.lists(QUOTED, min_size=2, max_size=2), min_size=1, max_size=5), sep=st.sampled_from([",", "\t"]))
 def test_quotes_anywhere_are_read_exactly_or_refused(cells, sep):
     """Raw cells joined with the delimiter, quotes and all: the file is read as Python's
-    csv module reads it in strict mode, or refused with one message; never changed."""
+    csv module reads it in strict mode, or refused with one message, or (a TSV file that does
+    not parse as quoted) read with quotes as text, or (a CSV record with text after a closing
+    quote) read with that record left out; never changed."""
     text = "a" + sep + "b\n" + "\n".join(sep.join(row) for row in cells) + "\n"
     try:
         strict = list(csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True))
@@ -620,6 +633,13 @@ def test_quotes_anywhere_are_read_exactly_or_refused(cells, sep):
         f = read_results(text.encode("utf-8"), format="tsv" if sep == "\t" else "csv")
     except ResultsFileError:
         assert strict is None or any(len(r) > 2 for r in strict[1:]) or all(not any(r) for r in strict[1:])
+        return
+    if strict is None and sep == "\t":  # not quoted TSV: read as IANA's TSV, quotes as text
+        plain = [line.split(sep) for line in text.split("\n")[1:-1] if line]
+        assert f.frame.values.tolist() == [r + [None] * (2 - len(r)) for r in plain if len(r) <= 2]
+        return
+    if strict is None:  # a CSV record with text after a closing quote: left out, the rest read
+        assert any("text after its closing quote" in why for _, why in f.unreadable), text
         return
     assert strict is not None, text
     rows = [r for r in strict[1:] if r]

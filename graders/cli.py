@@ -160,7 +160,7 @@ def _gate(name: str, failed: Sequence[str]) -> int:
     return EXIT_GATE if failed else EXIT_OK
 
 
-def _named(path: str) -> str:
+def _named(path: str) -> str:  # for messages
     return "standard output" if path == STDOUT else repr(path)
 
 

@@ -20,7 +20,6 @@ import referencing
 import referencing.exceptions
 from jsonschema import exceptions as js_exceptions
 from jsonschema import validators as js_validators
-from jsonschema._utils import extras_msg, is_valid
 from jsonschema.exceptions import ValidationError
 from jsonschema_specifications import REGISTRY as META_SCHEMAS
 from referencing.jsonschema import lookup_recursive_ref
@@ -59,6 +58,21 @@ from graders.engines.schema_dialects import (  # noqa: F401  (the names this mod
 )
 from graders.result import Block, Grade, error, not_judged, verdict
 
+
+def extras_msg(extras: Sequence[Any]) -> tuple[str, str]:
+    """jsonschema's wording of extra items or properties (its private ``_utils.extras_msg``)."""
+    return ", ".join(repr(extra) for extra in extras), "was" if len(extras) == 1 else "were"
+
+
+def is_valid(errors: Iterator[Any]) -> bool:
+    """No error in ``errors`` (jsonschema's private ``_utils.is_valid``)."""
+    return next(errors, None) is None
+
+
+# The one private name of jsonschema used here: a validator's ``_resolver`` (the
+# ``referencing`` resolver its ``$ref`` keywords use), which has no public accessor in 4.x.
+# pyproject.toml pins jsonschema below 5, and tests/metrics/test_json_graders.py fails
+# loudly when the attribute moves.
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match
 MAX_LISTED = 1000  # violations kept in details
 MAX_COUNTED = 10_000  # violations counted before validation stops

@@ -1000,3 +1000,14 @@ def test_below_threshold_includes_a_score_exactly_a_tenth_below(kept, threshold)
     later = apply_thresholds(score_frame(rows, RunConfig({}, (GraderConfig.make("json_fields"),)), workers=1),
                              {"json_fields": threshold})
     assert with_t["near_miss"].tolist() == later["near_miss"].tolist() == ["below_threshold", ""]
+
+
+def test_the_private_jsonschema_name_we_use_is_there():
+    """engines/schema.py reads a validator's ``_resolver`` (no public accessor in jsonschema
+    4.x; pyproject.toml pins it below 5): this fails loudly when a release moves it."""
+    from jsonschema import Draft202012Validator
+    from referencing._core import Resolver
+
+    validator = Draft202012Validator({"$ref": "#/$defs/a", "$defs": {"a": {"type": "string"}}})
+    assert isinstance(validator._resolver, Resolver)
+    assert validator._resolver.lookup("#/$defs/a").contents == {"type": "string"}

@@ -11,6 +11,7 @@ import pandas as pd
 
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
+from graders.scoring.limits import check_max_bytes, check_workers
 from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.scoring.rows import Prepared, prepare
 from graders.scoring.summary import Tally, summarize
@@ -108,6 +109,7 @@ def score_file(
     leave out what cannot be scored, score the rest and summarize. ``config``: a
     ``RunConfig``, its JSON form as a dict, or the path of its JSON file."""
     config = as_run_config(config)
+    workers, max_bytes = check_workers(workers), check_max_bytes(max_bytes)
     file = read_results(source, format=format, max_bytes=max_bytes)
     return score_prepared(
         file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel

@@ -133,3 +133,27 @@ def test_one_configuration_reader_for_command_line_library_and_dashboard(tmp_pat
             read()
         messages.append(str(e.value))
     assert len(set(messages)) == 1 and "not valid JSON" in messages[0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: compare_file(WIDE, {"graders": [{"name": "exact"}]}, resamples=1),
+     "resamples must be a whole number from 100 to 1,000,000, not 1"),
+    (lambda: compare_file(WIDE, {"graders": [{"name": "exact"}]}, resamples=10**9),
+     "resamples must be a whole number from 100 to 1,000,000, not 1000000000"),
+    (lambda: compare_file(WIDE, {"graders": [{"name": "exact"}]}, resamples=2000.0),
+     "resamples must be a whole number from 100 to 1,000,000, not 2000.0"),
+    (lambda: compare_file(WIDE, {"graders": [{"name": "exact"}]}, seed=-1), "seed must be a whole number >= 0, not -1"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, workers="2"), "workers must be a whole number >= 1, not '2'"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, workers=2.5), "workers must be a whole number >= 1, not 2.5"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, workers=True), "workers must be a whole number >= 1, not True"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, workers=0), "workers must be a whole number >= 1, not 0"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, workers=-1), "workers must be a whole number >= 1, not -1"),
+    (lambda: score_file(DESK, {"graders": [{"name": "exact"}]}, max_bytes=1.5),
+     "max_bytes must be a whole number >= 1, not 1.5"),
+])
+def test_library_parameters_are_checked_like_the_command_line(call, message):
+    """Nonsense is refused with the valid range, not accepted silently (resamples=1 gave a
+    95% interval from one resample; 10**9 ran out of memory)."""
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == message

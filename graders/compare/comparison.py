@@ -26,6 +26,7 @@ from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.pipeline import resolve_mapping
 from graders.readers.files import ResultsFile, read_results
 from graders.registry import get_spec
+from graders.scoring.limits import check_resamples, check_seed, check_workers
 from graders.scoring.output import write_csv
 from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
@@ -332,7 +333,9 @@ def compare_prepared(
     start_method: str = "fork",
 ) -> Comparison:
     """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
-    ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit)."""
+    ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit);
+    ``resamples``, ``seed`` and ``workers`` checked as ``scoring.limits`` says."""
+    resamples, seed, workers = check_resamples(resamples), check_seed(seed), check_workers(workers)
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
     a, b, source = choose_sides(prepared, mapping, version_a, version_b)

@@ -82,6 +82,8 @@ def read_results(
     columns are named for it (``headerless_names``: two are expected and output, as rows
     pasted from a spreadsheet are); a JSON file names its own fields, so it is unaffected.
     """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a whole number >= 1, not {max_bytes!r}")
     if format is not None and format not in FORMATS + HARNESS_FORMATS:
         raise ResultsFileError(f"unknown format {format!r}; choose one of {', '.join(FORMATS + HARNESS_FORMATS)}")
     if isinstance(source, (bytes, bytearray, memoryview)):

@@ -188,8 +188,8 @@ def write(path: Path, data: bytes) -> Path:
          ["--grader", "exact"], 'the document has "rows" more than once'),
         ("clash.csv", b"id,version,expected,output,output_b\n1,x,a,a,b\n1,x/output_b,a,c,d\n", ["--grader", "exact"],
          "the version 'x/output_b' is also the name of another version's output_b system"),
-        ("quote.tsv", b'id\texpected\toutput\n1\ta\t"a" b\n', ["--grader", "exact"],
-         "malformed TSV at line 2: a quoted cell has text after its closing quote"),
+        ("quote.csv", b'id,expected,output\n1,a,"a\n', ["--grader", "exact"],
+         "malformed CSV: a quoted field in record 1 is never closed"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, extra, message):

@@ -59,20 +59,16 @@ from graders.engines.schema_dialects import (  # noqa: F401  (the names this mod
 from graders.result import Block, Grade, error, not_judged, verdict
 
 
-def extras_msg(extras: Sequence[Any]) -> tuple[str, str]:
-    """jsonschema's wording of extra items or properties (its private ``_utils.extras_msg``)."""
+def extras_msg(extras: Sequence[Any]) -> tuple[str, str]:  # jsonschema's _utils.extras_msg (private)
     return ", ".join(repr(extra) for extra in extras), "was" if len(extras) == 1 else "were"
 
 
-def is_valid(errors: Iterator[Any]) -> bool:
-    """No error in ``errors`` (jsonschema's private ``_utils.is_valid``)."""
+def is_valid(errors: Iterator[Any]) -> bool:  # jsonschema's _utils.is_valid (private)
     return next(errors, None) is None
 
 
-# The one private name of jsonschema used here: a validator's ``_resolver`` (the
-# ``referencing`` resolver its ``$ref`` keywords use), which has no public accessor in 4.x.
-# pyproject.toml pins jsonschema below 5, and tests/metrics/test_json_graders.py fails
-# loudly when the attribute moves.
+# The one private jsonschema name used: a validator's ``_resolver`` (no public accessor in
+# 4.x); pyproject.toml pins jsonschema below 5 and a test fails when the attribute moves.
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match
 MAX_LISTED = 1000  # violations kept in details
 MAX_COUNTED = 10_000  # violations counted before validation stops

@@ -19,7 +19,7 @@ from typing import Any, NoReturn, Sequence, TextIO
 
 from graders.config import ConfigError, command_line_config
 from graders.readers.frame import FORMATS, HARNESS_FORMATS
-from graders.scoring.output import STDOUT, OutputError, report_to_stderr, text_output
+from graders.scoring.output import STDOUT, OutputError, report_to_stderr, spreadsheet_safe_output, text_output
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
@@ -37,15 +37,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("gradeboard")
-    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
-        return "unknown (not installed)"
-
-
 class _VersionAction(argparse.Action):
     """``--version``, looked up only when asked (importlib.metadata costs every run 8 ms)."""
 
@@ -53,7 +44,12 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
-        sys.stdout.write(f"gradeboard {_version()}\n")
+        from importlib import metadata
+
+        try:
+            sys.stdout.write(f"gradeboard {metadata.version('gradeboard')}\n")
+        except metadata.PackageNotFoundError:  # a source tree that was never installed
+            sys.stdout.write("gradeboard unknown (not installed)\n")
         parser.exit()
 
 
@@ -72,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
                         "columns are expected and output, more 'column 1', 'column 2', … (map them in the configuration)")
         sp.add_argument("--out", required=True, help=f"where to write {out} ('-': standard output, the report to stderr)")
         sp.add_argument("--summary", help="where to write the summary JSON ('-': standard output)")
+        sp.add_argument("--spreadsheet-safe", action="store_true", help="prefix with ' each cell a spreadsheet would run "
+                        "as a formula (= + - @, tab, CR; not a plain number); the exact file is the default")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
         sp.add_argument("--grader", action="append", default=[], metavar="NAME[:KEY=VALUE,...]",
@@ -142,8 +140,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
         file = _read(args)
         try:
+            out = files.enter_context(spreadsheet_safe_output(args.out)) if args.spreadsheet_safe else args.out
             run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
-                                 workers=_workers(args), write_to=sys.stdout.buffer if args.out == STDOUT else args.out)
+                                 workers=_workers(args), write_to=sys.stdout.buffer if out == STDOUT else out)
             if args.out == STDOUT:
                 sys.stdout.flush()
         except OSError as e:  # OutputError, or standard output's flush
@@ -198,7 +197,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                               resamples=args.resamples, seed=args.seed, workers=_workers(args))
         tripped = result.fail_if_worse(args.fail_if_worse)
         try:
-            write_comparison(result, out)
+            write_comparison(result, out, spreadsheet_safe=args.spreadsheet_safe)
         except OSError as e:
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:

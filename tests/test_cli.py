@@ -168,7 +168,8 @@ def write(path: Path, data: bytes) -> Path:
          ["--config", "CFG:{\"graders\": [{\"name\": \"regex\", \"pattern\": \"\"}]}"], "grader 'regex' needs a pattern"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "nan"], "--max-mb takes a number of MB > 0, not nan"),
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exact", "--max-mb", "inf"], "--max-mb takes a number of MB > 0, not inf"),
-        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exactly"], "argument --grader: invalid choice: 'exactly'"),
+        ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "exactly"],
+         "gradeboard: configuration: --grader: unknown grader 'exactly'; valid graders: exact, normalized, contains, "),
         # A gate with no pass rate to read would never trip: refused before scoring.
         ("ok.csv", b"id,expected,output\n1,a,a\n", ["--grader", "bleu", "--fail-under", "bleu=0.9"],
          "--fail-under: grader 'bleu' has no pass rate without a threshold; give it one in the configuration"),
@@ -540,3 +541,31 @@ def test_a_grader_named_twice_runs_once_and_a_path_with_a_line_break_is_one_line
     code, _, err = run(["score", tmp_path / "no\nsuch.csv", "--out", out], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "no\\nsuch.csv" in err
 
+
+
+def test_spreadsheet_safe_copies_prefix_formulas_and_keep_the_exact_file_the_default(tmp_path):
+    """OWASP's advice (issue 32, 8): a cell starting with = + - @, a tab or a CR gets a ' in
+    front; a plain number (-1, the differences) does not; without the flag every cell is as written."""
+    import csv as csv_module
+
+    rows = [{"id": "=HYPERLINK(\"http://x\")", "expected": "a", "output": "+1+1"},
+            {"id": "-1", "expected": "b", "output": "@SUM(A1)"}, {"id": "\tq", "expected": "c", "output": "-x"}]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for flag in ([], ["--spreadsheet-safe"]):
+        code = subprocess.run([sys.executable, "-m", "graders", "score", "r.jsonl", "--grader", "exact",
+                               "--include-output", "--out", "s.csv", *flag], cwd=tmp_path, capture_output=True).returncode
+        assert code == 0
+        with open(tmp_path / "s.csv", newline="", encoding="utf-8") as f:
+            got = [(r["item"], r["output"]) for r in csv_module.DictReader(f)]
+        if flag:
+            assert got == [("'=HYPERLINK(\"http://x\")", "'+1+1"), ("-1", "'@SUM(A1)"), ("'\tq", "'-x")]
+        else:
+            assert got == [(r["id"], r["output"]) for r in rows]
+    wide = [{"id": "=a", "output": "x", "output_b": "y", "expected": "x"}, {"id": "b", "output": "y", "output_b": "y", "expected": "x"}]
+    (tmp_path / "w.jsonl").write_text("".join(json.dumps(r) + "\n" for r in wide))
+    proc = subprocess.run([sys.executable, "-m", "graders", "compare", "w.jsonl", "--grader", "exact", "--out", "c.csv",
+                           "--spreadsheet-safe"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    with open(tmp_path / "c.csv", newline="", encoding="utf-8") as f:
+        got = list(csv_module.DictReader(f))
+    assert [r["item"] for r in got] == ["'=a", "b"] and got[0]["difference"] in ("1.0", "1")

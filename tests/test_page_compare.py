@@ -89,7 +89,8 @@ def test_wide_sample_main_path():
     assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
     assert "B [19 of 40](pass_rate?k=19&n=40&" in bullets
     assert len(charts(at)) == 4  # outcome bars, scatter, differences, sensitivity
-    assert [b.label for b in at.download_button] == ["Comparison CSV", "Summary JSON", "Export configuration"]
+    assert [b.label for b in at.download_button] == ["Comparison CSV", "Comparison CSV, spreadsheet-safe",
+                                                    "Summary JSON", "Export configuration"]
     # The review defaults to "A passes, B fails" on exact; the first row's detail is shown.
     assert any(m.value.startswith("#### Case r01") for m in at.markdown)
     # the labels as literal Markdown (ui.display.md): a column name's _ or : is not formatting
@@ -274,6 +275,9 @@ def test_the_downloads_are_the_offered_commands_files(tmp_path, monkeypatch):
     assert cli.main(args) == 0
     assert (tmp_path / "comparison.csv").read_bytes() == got["Comparison CSV"]
     assert (tmp_path / "comparison.summary.json").read_bytes() == got["Summary JSON"]
+    # the spreadsheet-safe download is the command line's --spreadsheet-safe file
+    assert cli.main(args + ["--spreadsheet-safe"]) == 0
+    assert (tmp_path / "comparison.csv").read_bytes() == got["Comparison CSV, spreadsheet-safe"]
 
 
 def test_the_offered_command_takes_a_version_that_starts_with_a_dash(tmp_path):

@@ -47,6 +47,7 @@ from graders.explore.sensitivity import (
     sensitivity,
 )
 from graders.registry import REGISTRY
+from graders.scoring.output import spreadsheet_safe_bytes
 from graders.scoring.rows import MappingError, Prepared
 from graders.scoring.summary import summary_text
 from ui.present import compare_charts as charts
@@ -446,6 +447,12 @@ def downloads_section(run: Run) -> None:
                        key="gb_dl_compare_summary")
     c3.download_button("Export configuration", data=run.config.to_json(), file_name="gradeboard.config.json",
                        mime="application/json", on_click="ignore", key="gb_dl_compare_config")
+    c1.download_button("Comparison CSV, spreadsheet-safe", data=lambda: spreadsheet_safe_bytes(comparison_csv(comparison)),
+                       file_name="comparison.spreadsheet.csv", mime="text/csv", on_click="ignore",
+                       key="gb_dl_compare_csv_safe",
+                       help="For opening in Excel or Sheets: a cell that starts with = + - @, a tab or a CR gets a ' "
+                            "in front (a plain number, such as a difference, is left as it is). The comparison CSV "
+                            "beside it is exact, cell for cell (gradeboard compare --spreadsheet-safe writes this one).")
     # --a=NAME: a version named "-base" would read as a flag after a space
     versions = (f" --a={shlex.quote(display.text(sides.version_a))} --b={shlex.quote(display.text(sides.version_b))}"
                 if sides.version_a is not None else "")

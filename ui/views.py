@@ -22,7 +22,7 @@ import streamlit as st
 from graders.metrics.nearmiss import PROBE_CODES
 from graders.registry import REGISTRY
 from graders.scoring.batch import explain_rows, with_output
-from graders.scoring.output import scored_csv_bytes
+from graders.scoring.output import scored_csv_bytes, spreadsheet_safe_bytes
 from ui.present import charts
 from ui.present.links import pass_rate_link
 from ui.present.search import haystack, text_cases  # noqa: F401  (text_cases: the search the page runs)
@@ -500,6 +500,11 @@ def downloads_section(view: dict[str, Any], filtered: tuple[int, Any]) -> None:
                        file_name="filtered.csv", mime="text/csv", on_click="ignore", key="gb_dl_filtered")
     c3.download_button("Export configuration", data=view["config"].to_json(), file_name="gradeboard.config.json",
                        mime="application/json", on_click="ignore", key="gb_dl_config")
+    c1.download_button("Scored CSV, spreadsheet-safe", data=lambda: spreadsheet_safe_bytes(scored_download(view, include)),
+                       file_name="scored.spreadsheet.csv", mime="text/csv", on_click="ignore", key="gb_dl_scored_safe",
+                       help="For opening in Excel or Sheets: a cell that starts with = + - @, a tab or a CR gets a ' "
+                            "in front, so it is never run as a formula (a plain number is left as it is). "
+                            "The scored CSV beside it is exact, cell for cell.")
     flags = read_flags(view["run"].file) + (" --include-output" if include else "")
     st.caption(f"The configuration reproduces this run: `gradeboard score FILE{flags} --config gradeboard.config.json "
                "--out scored.csv --summary summary.json`.")

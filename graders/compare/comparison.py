@@ -27,7 +27,7 @@ from graders.pipeline import resolve_mapping
 from graders.readers.files import ResultsFile, read_results
 from graders.registry import get_spec
 from graders.scoring.limits import check_resamples, check_seed, check_workers
-from graders.scoring.output import write_csv
+from graders.scoring.output import spreadsheet_cell, write_csv
 from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
 from graders.scoring.summary import summarize, unknown_assertion_kinds
@@ -444,6 +444,12 @@ def comparison_columns(result: Comparison) -> list[str]:
     return cols[:1] + ["version"] + cols[1:] if "version" in result.pairs.columns else cols
 
 
-def write_comparison(result: Comparison, path_or_buffer: Any) -> None:
-    """Write the comparison CSV (``comparison_columns``) as ``batch.write_csv`` writes every CSV."""
-    write_csv(result.pairs, path_or_buffer, comparison_columns(result))
+def write_comparison(result: Comparison, path_or_buffer: Any, *, spreadsheet_safe: bool = False) -> None:
+    """Write the comparison CSV (``comparison_columns``) as ``output.write_csv`` writes every
+    CSV; ``spreadsheet_safe``: each cell a spreadsheet would run as a formula prefixed with
+    ``'`` (``output.spreadsheet_cell``)."""
+    frame = result.pairs
+    if spreadsheet_safe:
+        columns = comparison_columns(result)
+        frame = frame[columns].astype(object).map(lambda v: spreadsheet_cell(v) if isinstance(v, str) else v)
+    write_csv(frame, path_or_buffer, comparison_columns(result))

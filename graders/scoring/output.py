@@ -9,11 +9,15 @@ file as it was and no temporary file behind; a link, a device or a pipe is writt
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import os
+import re
 import shutil
 import stat
 import sys
+import tempfile
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence, TextIO
 
@@ -244,3 +248,67 @@ def text_output(path: str) -> Iterator[TextIO]:
                 os.remove(tmp)
             except OSError:
                 pass
+
+
+# --- Spreadsheet-safe copies -----------------------------------------------------------
+
+# A cell a spreadsheet would read as a formula (OWASP's CSV injection advice): one starting
+# with = + - @, a tab or a CR. A plain number (-0.25, +3, 1e-5) is left alone: it is no
+# formula, and prefixing it would turn a column of differences into text.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\Z")
+
+
+def spreadsheet_cell(value: str) -> str:
+    """``value`` with a ``'`` in front when a spreadsheet would run it as a formula."""
+    if value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.match(value):
+        return "'" + value
+    return value
+
+
+def spreadsheet_safe(src: Any, dst: Any) -> None:
+    """Copy the CSV in the binary file ``src`` to the binary file ``dst`` with every cell a
+    spreadsheet would run as a formula prefixed with ``'`` (``spreadsheet_cell``), each cell
+    written as ``csv_cell`` writes it. Row by row: a file of any size. The exact file stays
+    the default everywhere: tools read it back cell for cell; this copy is for opening in a
+    spreadsheet."""
+    reader = csv.reader(io.TextIOWrapper(src, encoding="utf-8", errors="surrogateescape", newline=""))
+    out = io.TextIOWrapper(dst, encoding="utf-8", errors="surrogateescape", newline="", write_through=True)
+    try:
+        lines = []
+        for row in reader:
+            lines.append(",".join(csv_cell(spreadsheet_cell(c)) for c in row) + "\n")
+            if len(lines) >= _WRITE_ROWS:
+                out.write("".join(lines))
+                lines.clear()
+        out.write("".join(lines))
+        out.flush()
+    finally:
+        out.detach()
+
+
+def spreadsheet_safe_bytes(data: bytes) -> bytes:
+    """``spreadsheet_safe`` of a CSV held in memory (a dashboard download)."""
+    dst = io.BytesIO()
+    spreadsheet_safe(io.BytesIO(data), dst)
+    return dst.getvalue()
+
+
+@contextmanager
+def spreadsheet_safe_output(path: str) -> Iterator[str]:
+    """A temporary path to write the exact CSV to; when the block ends without an error,
+    its spreadsheet-safe copy goes to ``path`` (``text_output``: replaced whole, or standard
+    output for ``-``). The temporary file is removed either way."""
+    fd, tmp = tempfile.mkstemp(prefix="gradeboard-", suffix=".csv")
+    os.close(fd)
+    try:
+        yield tmp
+        with open(tmp, "rb") as src, text_output(path) as out:
+            target = out.buffer if hasattr(out, "buffer") else out
+            out.flush()
+            spreadsheet_safe(src, target)
+    finally:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass

@@ -13,13 +13,21 @@ import argparse
 import atexit
 import gc as collector
 import os
+import signal
 import sys
 from contextlib import ExitStack
 from typing import Any, NoReturn, Sequence, TextIO
 
 from graders.config import ConfigError, command_line_config
 from graders.readers.frame import FORMATS, HARNESS_FORMATS
-from graders.scoring.output import STDOUT, OutputError, report_to_stderr, spreadsheet_safe_output, text_output
+from graders.scoring.output import (
+    STDOUT,
+    OutputError,
+    report_to_stderr,
+    spreadsheet_safe_output,
+    text_output,
+    write_report,
+)
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
@@ -149,7 +157,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:
             _write(summary, summary_text(run.summary), args.summary)
-    _report(report_text(run.summary), to_stderr)
+    write_report(report_text(run.summary), to_stderr)
     return _gate("fail-under", fail_under_failures(run.summary, gates))
 
 
@@ -161,20 +169,6 @@ def _gate(name: str, failed: Sequence[str]) -> int:
 
 def _named(path: str) -> str:  # for messages
     return "standard output" if path == STDOUT else repr(path)
-
-
-def _report(text: str, to_stderr: bool = False) -> None:
-    """Print the report on stdout (stderr when a file goes there); a closed pipe (``| head``)
-    ends the printing, not the run; another failure to write it is one line on stderr."""
-    stream = sys.stderr if to_stderr else sys.stdout
-    try:
-        stream.write(text)
-        stream.flush()
-    except OSError as e:
-        if not isinstance(e, BrokenPipeError):
-            print(f"gradeboard: could not print the report: {e.strerror or e}", file=sys.stderr)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, stream.fileno())  # Python's final flush must not fail again
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -202,11 +196,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:
             _write(summary, summary_text(result.summary()), args.summary)
-    _report(result.report() + "\n", to_stderr)
+    write_report(result.report() + "\n", to_stderr)
     return _gate("fail-if-worse", tripped)
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the same clean-up, no file left half written
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate in a cell prints as its escape
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")

@@ -198,6 +198,20 @@ def same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def write_report(text: str, to_stderr: bool = False) -> None:
+    """Print the report on stdout (stderr when a file goes there); a closed pipe (``| head``)
+    ends the printing, not the run; another failure to write it is one line on stderr."""
+    stream = sys.stderr if to_stderr else sys.stdout
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError as e:
+        if not isinstance(e, BrokenPipeError):
+            print(f"gradeboard: could not print the report: {e.strerror or e}", file=sys.stderr)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())  # Python's final flush must not fail again
+
+
 def report_to_stderr(out: str | None, summary: str | None) -> bool:
     """Whether the command's report goes to stderr: a file goes to standard output, and the
     two must not interleave. ``ValueError`` when both files go to standard output or name

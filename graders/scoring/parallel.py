@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import closing
@@ -81,6 +82,20 @@ def _run_span(a: int, b: int) -> Any:
     return task(rows.iloc[a:b], *args)
 
 
+def die_with_parent() -> None:
+    """A worker's first call: on Linux, the kernel ends it when the process that started it
+    dies (``PR_SET_PDEATHSIG``), so a parent killed mid-run (SIGKILL, the OOM killer) leaves
+    no worker blocked for good; elsewhere nothing."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # no libc symbol: the worker lives as before
+            pass
+
+
 def warm_forkserver() -> None:
     """Start the forkserver (a fresh process importing the graders once) ahead of the first
     parallel scoring, so that scoring does not wait for it; safe from any thread."""
@@ -107,7 +122,7 @@ def map_chunks(
         ctx.set_forkserver_preload(PRELOAD)
         sent = rows if sent is None else sent
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent) as pool:
             if start_method == "fork":
                 futures = {pool.submit(_run_span, a, b): k for k, (a, b) in enumerate(spans)}
             else:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-import pandas as pd
+if TYPE_CHECKING:  # the frame's type only: the command line's parser imports this module
+    import pandas as pd
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 FORMATS = ("csv", "tsv", "jsonl", "json-array", "json-rows")

@@ -19,12 +19,13 @@ import stat
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence, TextIO
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Iterator, Sequence, TextIO
 
 from graders.result import Grade
+
+if TYPE_CHECKING:  # types only: the command line imports this module before it needs pandas
+    import numpy as np
+    import pandas as pd
 
 SCORED_COLUMNS = ("item", "system", "repeat", "scorer", "score", "pass", "error", "near_miss", "explanation", "metadata")
 

@@ -178,6 +178,7 @@ def test_upload_paste_and_mapping_with_the_left_out_report():
 @pytest.mark.parametrize("text, rows", [
     ("Canberra\tCanberra is the capital\nParis\tParis\nRome\trome\n", 3),
     ("Canberra\tCanberra is the capital", 1),  # one line: a row, not a header without records
+    ("Paris\tParis\nRome\trome\n", 2),  # a first row whose expected is its output: no header names a column twice
 ])
 def test_two_pasted_tab_separated_columns_are_expected_and_output(text, rows):
     """Seed 004: "Paste rows … as JSONL, a JSON array, CSV or two tab-separated columns"."""

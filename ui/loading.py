@@ -138,9 +138,8 @@ def _read_pasted(key: str) -> None:
     file = load_bytes(data, PASTED, header=not no_header)
     if no_header or ss.get("gb_paste_headerless_seen") == _hash(data):
         return
-    if file is None:  # one line: a header without records, or a row
-        first = text.strip("\r\n").split("\n")
-        names = first[0].rstrip("\r").split("\t") if len(first) == 1 else []
+    if file is None:  # a first line that cannot be a header (alone, or naming a column twice): a row?
+        names = text.strip("\r\n").split("\n")[0].rstrip("\r").split("\t")
     else:
         names = list(file.columns) if file.format == "tsv" else []
     if len(names) == 2 and not any(suggest_mapping(names).values()):

@@ -822,3 +822,17 @@ def test_one_grader_chosen_disagrees_with_the_others():
     at.multiselect(key="gb_w_score_filter_graders").set_value(["exact"]).run()
     at.multiselect(key="gb_w_score_filter_kinds").set_value(["graders disagree"]).run()
     assert [c.value for c in at.caption if "scored rows" in c.value][0].startswith(f"{count} of ")
+
+
+def test_a_file_that_is_not_a_sample_starts_from_the_default_graders():
+    """Issue 33, 1: the bundled sample's regex, schema, numeric read=last and overall rule
+    stuck to the user's own file (3/3 "overall" where exact matched 1 of 3)."""
+    at = start()
+    assert "regex" in at.multiselect(key="gb_w_score_graders").value  # the sample's own configuration
+    at.text_area(key="score_paste").input("id,expected,output\n1,a,a\n2,b,c\n3,d,e\n")
+    at.button(key="score_paste_go").click().run()
+    assert not at.exception and errors(at) == []
+    assert at.multiselect(key="gb_w_score_graders").value == ["exact", "normalized"]
+    assert at.radio(key="gb_w_score_overall").value == "off"
+    summary = view(at)["summary"]
+    assert set(summary["graders"]) == {"exact", "normalized"} and summary["graders"]["exact"]["passed"] == 1

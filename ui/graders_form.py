@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from graders.config import OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig, loads
+from graders.config import DEFAULT_GRADERS, OVERALL_GRADERS, ConfigError, GraderConfig, RunConfig, loads
 from graders.engines.regex import check_pattern, python_pattern_hint
 from graders.metrics.json_schema import compile_schema
 from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
@@ -29,7 +29,7 @@ from . import count
 
 WIDGET_PREFIX = "gb_w_"
 PERSIST = "session"  # persist_state of every gb_w_ widget
-DEFAULT_GRADERS = ("exact", "normalized")
+
 OVERALL_CHOICES = ("off", "all", "any")
 OVERALL_WORDS = {"off": "No overall row", "all": "All pass", "any": "Any passes"}
 DEFAULT_SCHEMA = '{\n  "type": "object"\n}'
@@ -323,8 +323,11 @@ def needs_expected(prefix: str) -> bool:
 
 def apply_sample_config(file: Any, prefix: str) -> None:
     """Once per loaded file: a sample's own configuration (``<stem>.config.json``) sets the
-    mapping and graders. State: ``gb_config_applied_for_<prefix>`` (the file hash it was
-    applied for on that page)."""
+    mapping and graders; a file that is not a sample, loaded after one, starts from the
+    default graders (exact and normalized, as the command line), every parameter at its
+    default, unless the user restored a configuration, which is applied only when restored.
+    State: ``gb_config_applied_for_<prefix>`` (the file hash it was applied for on that
+    page), ``gb_sample_graders_<prefix>`` (the graders now shown came from a sample)."""
     from .loading import sample_config
 
     ss = st.session_state
@@ -333,8 +336,16 @@ def apply_sample_config(file: Any, prefix: str) -> None:
         return
     ss[applied] = ss.get("gb_file_hash")
     data = sample_config(ss.get("gb_file_sample"))
+    from_sample = f"gb_sample_graders_{prefix}"
     if data is not None:
-        restore_config(parse_config(data), file, prefix)
+        config = parse_config(data)
+        restore_config(config, file, prefix)
+        ss[from_sample] = config.grader_names
+    elif ss.get("gb_file_sample") is None and ss.pop(from_sample, None) is not None and not isinstance(
+            (ss.get("gb_config_restored") or (None, None, None))[2], RunConfig):
+        for name in REGISTRY:  # the sample's parameters go too (numeric read=last, its regex, its schema)
+            reset_params(prefix, name, {})
+        set_graders_state(prefix, RunConfig(graders=tuple(GraderConfig.make(n) for n in DEFAULT_GRADERS)))
 
 
 def config_upload(file: Any, prefix: str) -> None:

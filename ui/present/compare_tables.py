@@ -121,7 +121,8 @@ def metric_table(comparison: Comparison) -> pd.DataFrame:
 
 # the flag where there is a winner; "noise?" ("may be noise", "no detectable difference"),
 # "no difference", "too few" and "no pairs" the words say themselves
-FLAG = {"A better": "✅ A better", "B better": "✅ B better"}
+# (Streamlit's own icon font, not an emoji: a browser without an emoji font drew ✅ as a box)
+FLAG = {"A better": ":material/check_circle: A better", "B better": ":material/check_circle: B better"}
 
 
 def metric_lines(comparison: Comparison, readings: Sequence[str]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import textwrap
 
+from graders.metrics.base import COMMON_PARAMS
 from graders.metrics.bleu import corpus_bleu
 from graders.metrics.chrf import corpus_chrf
 from graders.registry import REGISTRY, grade
@@ -35,6 +36,8 @@ def _settings_doc() -> str:
             else:
                 form = f"{p.name}={list(p.default) if isinstance(p.default, tuple) else p.default!r}"
             lines.append(f"        {form}: {p.help}")
+    lines += ["", "Every grader also takes:", ""]
+    lines += [f"    {p.name}={p.default!r}: {p.help}" for p in COMMON_PARAMS]
     return "\n".join(lines) + "\n"
 
 

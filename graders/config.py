@@ -2,8 +2,12 @@
 ``gradeboard score --config`` reads back (SPEC §7)::
 
     {"columns": {"id": "id", "expected": "expected", "output": "output", ...},
-     "graders": [{"name": "exact"}, {"name": "numeric", "read": "last", "abs_tol": 0.5}],
+     "graders": [{"name": "exact"}, {"name": "numeric", "read": "last", "abs_tol": 0.5},
+                 {"name": "exact", ...: ..., "extract": "gsm8k"}],
      "overall": null | "all" | "any"}
+
+``extract`` (SPEC §9) is a parameter of every grader: a form name, or a dict such as
+``{"regex": "ANSWER: (\\w)"}``; written back as given, and left out when not set.
 
 Grader parameters are validated against the registry when the configuration is built, so a
 bad configuration fails once, with one message, before any row is read.
@@ -13,11 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from graders.engines.jsonparse import encodable
-from graders.registry import get_spec, resolve_params
+from graders.registry import REGISTRY, get_spec, resolve_params
 
 # The pass-or-fail graders the overall row summarizes (SPEC §5); valid_json is not one.
 OVERALL_GRADERS = ("exact", "normalized", "contains", "regex", "numeric", "json_schema")
@@ -148,7 +153,7 @@ class GraderConfig:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name}
         for key, value in self.resolved.items():
-            out[key] = list(value) if isinstance(value, tuple) else value
+            out[key] = list(value) if isinstance(value, tuple) else value.to_json() if key == "extract" else value
         return out
 
 
@@ -280,15 +285,83 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
 
 DEFAULT_GRADERS = ("exact", "normalized")  # the command line's graders when none are named
 
+_KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_DECODER = json.JSONDecoder()
+
+
+def parse_grader_option(text: str) -> tuple[str, dict[str, Any]]:
+    """A ``--grader`` value, ``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``, as (name, params).
+
+    A value is read as JSON when it is one (``0.5``, ``true``, ``["trim","lower"]``,
+    ``{"regex": "ANSWER: (\\w)"}``, ``"a,b"``), up to the comma after it; otherwise it is
+    the text up to the next comma (``gsm8k``, ``last``): a value that holds a comma is
+    written as JSON. ``ConfigError`` naming the problem (an unknown grader: listing the
+    valid ones); the parameters are checked by ``GraderConfig.make``."""
+    name, colon, rest = text.partition(":")
+    name = name.strip()
+    if name not in REGISTRY:
+        where = f"--grader {text!r}" if colon else "--grader"
+        raise ConfigError(f"{where}: unknown grader {name!r}; valid graders: {', '.join(REGISTRY)}")
+    params: dict[str, Any] = {}
+    pos = 0
+    while colon and pos <= len(rest):
+        m = _KEY.match(rest, pos)
+        if m is None:
+            after = (f"after {rest[:pos]!r} (a value that holds a comma is written as JSON, in double quotes)"
+                     if pos else f"after the colon, as in {name}:extract=gsm8k")
+            raise ConfigError(f"--grader {text!r}: expected KEY=VALUE {after}")
+        key = m.group(1)
+        if key in params:
+            raise ConfigError(f"--grader {text!r} gives {key!r} twice")
+        params[key], pos = _option_value(rest, m.end())
+        pos += 1  # past the comma
+    return name, params
+
+
+def _option_value(text: str, pos: int) -> tuple[Any, int]:
+    """The value starting at ``pos`` (JSON when it is one up to a comma or the end, else the
+    text up to the next comma) and where it ends."""
+    start = len(text) - len(text[pos:].lstrip())
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+        after = len(text) - len(text[end:].lstrip())
+        if after == len(text) or text[after] == ",":
+            return value, after
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
+        pass
+    end = text.find(",", pos)
+    end = len(text) if end < 0 else end
+    return text[pos:end].strip(), end
+
 
 def command_line_config(path: str | None, graders: Sequence[str] = ()) -> RunConfig:
     """The command line's configuration: the file at ``path`` (or none), with ``graders``
-    added at their defaults (a name given twice, or already configured, runs once), and
-    ``DEFAULT_GRADERS`` when that leaves none. ``ConfigError``."""
+    added (each ``NAME`` or ``NAME:KEY=VALUE,...``, ``parse_grader_option``), and
+    ``DEFAULT_GRADERS`` when that leaves none. A grader the configuration has already takes
+    the parameters given with it on top of its own; a bare name given twice, or already
+    configured, runs once; one grader given twice with different parameters is a
+    ``ConfigError``, as is any bad name or parameter (one message)."""
     config = load_config(path) if path else RunConfig()
-    extra = [g for g in dict.fromkeys(graders) if g not in config.grader_names]
-    if extra:
-        config = RunConfig(config.columns, config.graders + tuple(GraderConfig.make(g) for g in extra), config.overall)
+    given: dict[str, tuple[str, dict[str, Any]]] = {}
+    for option in graders:
+        name, params = parse_grader_option(option)
+        if name in given and params and given[name][1] and params != given[name][1]:
+            raise ConfigError(f"--grader {name!r} is given twice with different parameters; give it once")
+        if params or name not in given:
+            given[name] = (option, params)
+
+    def make(name: str, params: dict[str, Any], option: str) -> GraderConfig:
+        try:
+            return GraderConfig.make(name, params)
+        except ConfigError as e:
+            raise ConfigError(f"--grader {option!r}: {e}") from None
+
+    chosen = []
+    for g in config.graders:
+        option, params = given.pop(g.name, ("", {}))
+        chosen.append(make(g.name, {**g.params, **params}, option) if params else g)
+    chosen += [make(name, params, option) for name, (option, params) in given.items()]
+    config = RunConfig(config.columns, tuple(chosen), config.overall)
     if not config.graders:
         config = RunConfig(config.columns, tuple(GraderConfig.make(g) for g in DEFAULT_GRADERS), config.overall)
     return config

@@ -2,7 +2,8 @@
 
 The CLI, the batch layer and the pages all read ``REGISTRY``; nothing else lists graders
 or their parameters (``graders.metrics`` holds the one ordered tuple). ``grade()``
-validates a call, runs the grader, then the near-miss probe on a fail.
+validates a call, extracts the answer when ``extract`` is set (SPEC §9), runs the grader,
+then the near-miss probe on a fail.
 """
 
 from __future__ import annotations

@@ -569,3 +569,52 @@ def test_spreadsheet_safe_copies_prefix_formulas_and_keep_the_exact_file_the_def
     with open(tmp_path / "c.csv", newline="", encoding="utf-8") as f:
         got = list(csv_module.DictReader(f))
     assert [r["item"] for r in got] == ["'=a", "b"] and got[0]["difference"] in ("1.0", "1")
+
+
+GSM = b'id,expected,output\n1,42,"Reasoning.\n#### 42"\n2,7,"I think 7."\n3,B,"ANSWER: B"\n'
+
+
+def test_score_with_extract_on_the_command_line(tmp_path, capsys):
+    f, out, summary = tmp_path / "g.csv", tmp_path / "o.csv", tmp_path / "s.json"
+    f.write_bytes(GSM)
+    code, stdout, err = run(["score", f, "--grader", "exact:extract=gsm8k", "--grader",
+                             "numeric:read=last,extract=last_number", "--grader",
+                             'contains:extract={"regex": "answer: (\\\\w)", "flags": "i"}',
+                             "--out", out, "--summary", summary], capsys)
+    assert code == 0, err
+    scored = pd.read_csv(out, dtype=str, keep_default_na=False)
+    exact = scored[scored["scorer"] == "exact"]
+    assert list(exact["pass"]) == ["true", "false", "false"]
+    assert list(exact["near_miss"]) == ["", "no_answer;extracted_anywhere", "no_answer;extracted_anywhere"]
+    assert [json.loads(m)["extracted"] for m in exact["metadata"]] == ["42", None, None]
+    contains = scored[scored["scorer"] == "contains"]
+    assert json.loads(contains["metadata"].iloc[2]) == {
+        "at": "anywhere", "extract": {"flags": "i", "regex": "answer: (\\w)"}, "extracted": "B", "require": "any"}
+    s = json.loads(summary.read_text())
+    assert [s["graders"][g]["no_answer"] for g in ("exact", "numeric", "contains")] == [2, 1, 2]
+    assert "(no answer 2)" in stdout
+
+
+@pytest.mark.parametrize("grader,message", [
+    ("exact:extract=gsm9", "parameter 'extract' of grader 'exact': unknown extract form 'gsm9'; valid forms: "),
+    ('exact:extract={"regex": "(?P<n>\\\\d+)"}', "the extract regex is refused: /(?P<n>\\d+)/u is not a valid "
+                                                 "JavaScript regular expression (Invalid group)"),
+    ('exact:extract={"regex": "(\\\\d+)", "group": 2}', "the extract regex /(\\d+)/ has no group 2: it has 1 capture group"),
+    ('exact:extract={"json_path": "$.a[x]"}', "malformed JSON path '$.a[x]': expected .name, ['name'] or [index] at position 3"),
+    ("exact:extract", "--grader 'exact:extract': expected KEY=VALUE after the colon, as in exact:extract=gsm8k"),
+    ("nosuch:extract=gsm8k", "unknown grader 'nosuch'; valid graders: exact, normalized, "),
+])
+def test_bad_extract_exits_2_with_one_line(tmp_path, capsys, grader, message):
+    f = tmp_path / "g.csv"
+    f.write_bytes(GSM)
+    for args in (["--grader", grader], ["--config", tmp_path / "c.json"]):
+        if args[0] == "--config":
+            if grader.startswith("nosuch") or "=" not in grader:
+                continue
+            name, _, param = grader.partition(":extract=")
+            value = json.loads(param) if param.startswith("{") else param
+            (tmp_path / "c.json").write_text(json.dumps({"graders": [{"name": name, "extract": value}]}))
+        code, _, err = run(["score", f, *args, "--out", tmp_path / "o.csv"], capsys)
+        assert code == 2 and message in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert not (tmp_path / "o.csv").exists()

@@ -79,6 +79,9 @@ CHUNK_TEXTS = 8192  # texts per batch
 CHUNK_CHARS = 4_000_000  # code points per batch (at least one text)
 STORE_CHARS = 40_000_000  # code points of batches an isolate keeps for the next pattern
 POOL_SIZE = 4  # idle isolates kept for reuse
+# GB methods other modules define (name -> the JavaScript that sets GB.<name>), evaluated in
+# an isolate when first called there: engines.regex_groups adds capture groups this way.
+EXTENSIONS: dict[str, str] = {}
 
 
 def engine_version() -> str:
@@ -98,9 +101,6 @@ def __getattr__(name: str) -> str:  # ENGINE_VERSION: computed when first read
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# --- Flags ---------------------------------------------------------------------------
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -109,9 +109,6 @@ def count_surrogates(text: str) -> int:
     if text.isascii():
         return 0
     return len(_SURROGATE.findall(text))
-
-
-# --- Python-only syntax --------------------------------------------------------------
 
 
 # --- V8 ------------------------------------------------------------------------------
@@ -234,8 +231,12 @@ class _Isolate:
 
     def call(self, name: str, *args: object, limit: float = 60.0) -> object:
         """``GB.<name>(*args)``, stopped by V8 after ``limit`` seconds (``JSTimeoutException``)."""
+        fn = self._fns.get(name)
+        if fn is None:  # an extension's method (EXTENSIONS): defined in this isolate on first use
+            self.ctx.eval(EXTENSIONS[name])
+            fn = self._fns[name] = self.ctx.eval(f"GB.{name}")
         self.busy_until = time.monotonic() + limit
-        return self._fns[name](*args, timeout_sec=limit)
+        return fn(*args, timeout_sec=limit)
 
     def close(self) -> None:
         """Close the isolate; one whose call was abandoned (an interrupt while waiting) is
@@ -453,10 +454,10 @@ def _not_run(timeout: float, timeouts: int) -> ErrorResult:
 
 
 def _run_batch(pattern: str, js: str, mode: str, batch: list[str], only: list[int] | None, timeout: float,
-               budget: list[int | None]) -> list[Result | None]:
+               budget: list[int | None], method: str = "run", extra: tuple = ()) -> list[Result | None]:
     """Match the rows ``only`` of ``batch`` (None: all) in a pooled isolate, one result per
     row run; ``budget[0]`` is the time-outs still allowed (None: no cap). Rows left unrun
-    once the budget is spent are None."""
+    once the budget is spent are None. ``method``: the GB method filling the spans, as ``run``."""
     t_error, oom = _js_errors()
     pj = _dumps(pattern)
     texts = batch if only is None else [batch[k] for k in only]
@@ -468,7 +469,7 @@ def _run_batch(pattern: str, js: str, mode: str, batch: list[str], only: list[in
             i = 0
             while i < n:
                 try:
-                    i = iso.call("run", pj, js, mode, limit=timeout)
+                    i = iso.call(method, pj, js, mode, *extra, limit=timeout)
                 except t_error:
                     at = iso.call("at")
                     if at != i:
@@ -525,12 +526,18 @@ def match_many(
     isolate keeps the last texts it was given (``STORE_CHARS``), so another pattern, or
     another pass over some rows, of the same list of texts is not sent to V8 again.
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODES)}")
+    return _match_many(pattern, flags, mode, texts, timeout, max_timeouts, only)
+
+
+def _match_many(pattern: str, flags: str, mode: str, texts: Iterable[str], timeout: float, max_timeouts: int | None,
+                only: Sequence[int] | None, method: str = "run", extra: tuple = ()) -> list[Result]:
+    """``match_many`` with the GB method that fills the spans (``_run_batch``)."""
     texts = list(texts)
     for t in texts:
         if not isinstance(t, str):
             raise TypeError(f"texts must be str, not {type(t).__name__}")
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; valid modes: {', '.join(MODES)}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise ValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
     msg = check_pattern(pattern, flags)
@@ -554,7 +561,7 @@ def match_many(
             rows = [k - i for k in wanted[lo:hi]]
         if rows is None or rows:
             try:
-                results += _run_batch(pattern, js, mode, texts[i:j], rows, timeout, budget)
+                results += _run_batch(pattern, js, mode, texts[i:j], rows, timeout, budget, method, extra)
             except _EngineFailed as e:
                 results += [ErrorResult(str(e))] * (j - i if rows is None else len(rows))
         i = j

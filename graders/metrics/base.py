@@ -4,6 +4,12 @@ A grader module defines a function ``(refs, output, **params) -> Grade`` (``refs
 non-empty tuple of references; no near miss) and a ``SPEC = GraderSpec(...)`` naming it;
 ``graders.metrics.SPECS`` lists them in SPEC order and ``graders.registry`` builds the
 registry from that one tuple. ``run`` adds the near-miss probe on a fail.
+
+Every grader also takes the parameters of ``COMMON_PARAMS``, defined here once: ``extract``
+(SPEC §9), the answer extraction that runs on the output before the grader and its probe
+(``graders.metrics.extraction``). A grader's function, probe and column form never see it:
+``resolve`` leaves it out when it is not set, and ``run`` / the batch layer take it off
+before they call them.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from graders.result import Grade, not_judged
 #   pipeline  "squad" or a list of normalization step names
 #   steps     a list drawn from `choices` (order kept, no repeats)
 #   schema    a dict, or a str holding a JSON object
+#   extract   None, a form name, a dict, or a dict's JSON text: an ``Extractor``
+#             (``graders.text.extract.parse_extract``)
 
 # The shortest time limit: below a microsecond no match could finish, and the dashboard's
 # field and the command line refuse the same values.
@@ -66,12 +74,28 @@ class GraderSpec:
         object.__setattr__(self, "params", tuple(self.params))
 
     @property
+    def all_params(self) -> tuple[Param, ...]:
+        """The grader's own parameters, then those every grader takes (``COMMON_PARAMS``).
+        ``params`` holds the grader's own: the dashboard's form builds a widget for each."""
+        return self.params + COMMON_PARAMS
+
+    @property
     def param_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params)
+        return tuple(p.name for p in self.all_params)
 
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params if not p.required}
 
+
+EXTRACT = Param(
+    "extract", "extract", None,
+    help="answer extraction before the grader (SPEC §9): a form (answer_letter, answer_word, answer_line, choice, "
+         "gsm8k, last_number, boxed, first_line), {\"regex\": P, \"group\": 1, \"flags\": \"\", \"which\": "
+         "\"first\"|\"last\"} or {\"json_path\": \"$.a.b[0]\"}; the grader sees only what it returns, and nothing "
+         "found is a fail (no_answer); None = the whole output",
+)
+# The parameters every grader takes besides its own (``GraderSpec.all_params``).
+COMMON_PARAMS: tuple[Param, ...] = (EXTRACT,)
 
 THRESHOLD = Param("threshold", "threshold", None, help="pass when score >= threshold; None = report the score only")
 # Near-miss margin for continuous graders with a threshold (SPEC §4): a fail scoring at
@@ -140,11 +164,22 @@ def check_value(grader: str, p: Param, value: Any) -> Any:
         if not isinstance(value, (dict, bool)):
             raise ValueError(f"{where} must be a JSON object (or true/false), not {type(value).__name__}")
         return value
+    if p.kind == "extract":
+        from graders.text.extract import parse_extract
+
+        try:
+            return parse_extract(value)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        except RecursionError:
+            raise ValueError(f"{where} is nested too deeply to read") from None
     raise AssertionError(f"unknown parameter kind {p.kind!r}")
 
 
 def resolve(spec: GraderSpec, params: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``params`` for ``spec``; return every parameter with defaults filled."""
+    """Validate ``params`` for ``spec``; return every parameter with defaults filled. The
+    common ``extract`` is there only when set (an ``Extractor``): without it, the
+    parameters are the grader's own, as its function takes them."""
     name, valid = spec.name, spec.param_names
     for key in params:
         if key not in valid:
@@ -158,7 +193,20 @@ def resolve(spec: GraderSpec, params: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"grader {name!r} needs the parameter {p.name!r}")
         else:
             out[p.name] = check_value(name, p, p.default) if p.default is not None else None
+    for p in COMMON_PARAMS:
+        if params.get(p.name) is not None:
+            value = check_value(name, p, params[p.name])
+            if value is not None:
+                out[p.name] = value
     return out
+
+
+def own_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` without the common ones (``extract``): what the grader's function takes."""
+    return {k: v for k, v in params.items() if k not in _COMMON_NAMES}
+
+
+_COMMON_NAMES = frozenset(p.name for p in COMMON_PARAMS)
 
 
 def as_refs(expected: str | Sequence[str], what: str = "expected") -> tuple[str, ...]:
@@ -175,9 +223,16 @@ def as_refs(expected: str | Sequence[str], what: str = "expected") -> tuple[str,
 
 
 def run(spec: GraderSpec, refs: tuple[str, ...], output: str, params: Mapping[str, Any]) -> Grade:
-    """Run one grader on validated arguments, near-miss probe included."""
+    """Run one grader on validated arguments, near-miss probe included; with ``extract``,
+    on what it extracts from the output (``graders.metrics.extraction``)."""
     if spec.uses_expected and not refs:
         return not_judged("No reference answer was given.")
+    ex = params.get("extract")
+    if ex is not None:
+        from graders.metrics.extraction import extract_then
+
+        plain = own_params(params)
+        return extract_then(ex, refs, output, lambda r, o: run(spec, r, o, plain), spec.uses_expected)
     g = spec.func(refs, output, **params)
     if g.status != "fail":
         return g

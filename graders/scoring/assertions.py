@@ -10,6 +10,11 @@ A ``not-`` prefix inverts pass and fail (not judged and errors stay); a continuo
 with a threshold keeps its score under ``not-`` (its verdict flips, its measurement does
 not). Kinds Gradeboard does not implement (``llm-rubric``, ``javascript``, ``similar``,
 ...) are reported by kind, never counted as passes.
+
+``"extract"`` (SPEC §9, any kind) extracts the answer from the output first, as the
+grader parameter does: the assertion judges the answer, nothing extracted fails (near miss
+``no_answer``, and ``not-`` does not turn it into a pass), and the row's metadata keeps
+the ``extracted`` answer. ``icontains`` lowercases the answer, not the output.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import math
 from dataclasses import replace
 from typing import Any, Mapping
 
+from graders.metrics.base import own_params
 from graders.registry import get_spec, resolve_params, run
 from graders.result import Grade, error
 
@@ -35,7 +41,7 @@ _GRADER_OF = {
     "token-f1": "token_f1", "bleu": "bleu", "rouge-l": "rouge_l", "chrf": "chrf",
 }
 # Assertion keys passed through as grader parameters when the grader has them.
-_PASSTHROUGH = ("pipeline", "read", "abs_tol", "rel_tol", "flags", "at", "normalize", "pre_parse", "timeout")
+_PASSTHROUGH = ("pipeline", "read", "abs_tol", "rel_tol", "flags", "at", "normalize", "pre_parse", "timeout", "extract")
 
 
 # The "grader" of equals / exact with an object or array value (json_equals_grade).
@@ -171,6 +177,8 @@ def json_equals_grade(value: Any, output: str) -> Grade:
 def invert_grade(g: Grade) -> Grade:
     if g.status not in ("pass", "fail"):
         return g
+    if g.near_miss and g.near_miss[0] == "no_answer":  # nothing extracted: nothing to invert
+        return replace(g, explanation=f"Not inverted (not-): no answer was extracted. {g.explanation}")
     passed = not g.passed
     score = g.score if g.score is not None and g.details.get("continuous") else (1.0 if passed else 0.0)
     return Grade(
@@ -192,21 +200,54 @@ def run_assertion(assertion: Mapping[str, Any], refs: tuple[str, ...], output: s
         return error(f"assertion {kind!r}: {e}"), {"kind": kind, "grader": "regex"}
     meta: dict[str, Any] = {"kind": kind, "grader": grader}
     if grader == JSON_EQUALS:
-        g = json_equals_grade(assertion["value"], output)
-        return (invert_grade(g) if invert else g), meta
+        return _json_equals(assertion, refs, output, kind, invert, meta)
     try:
         resolved = resolve_params(grader, params)
     except ValueError as e:
         return error(f"assertion {kind!r}: {e}"), meta
     meta.update({k: (list(v) if isinstance(v, tuple) else v) for k, v in params.items()})
     spec = get_spec(grader)
+    ex = resolved.get("extract")
     if ci:
-        g = run(spec, tuple(r.lower() for r in arefs), output.lower(), resolved)
+        plain = own_params(resolved)
+
+        def lowered(r: tuple[str, ...], o: str) -> Grade:
+            return run(spec, tuple(x.lower() for x in r), o.lower(), plain)
+
+        g = lowered(arefs, output) if ex is None else _extract_then(ex, arefs, output, lowered, spec.uses_expected)
         g = replace(g, explanation="Case-insensitive (both sides lowercased): " + g.explanation)
     else:
         g = run(spec, arefs, output, resolved)
+    if ex is not None:
+        meta["extracted"] = g.details.get("extracted")
     if not spec.binary and g.status in ("pass", "fail"):
         g = replace(g, details={**g.details, "continuous": True})
+    return (invert_grade(g) if invert else g), meta
+
+
+def _extract_then(*args: Any) -> Grade:
+    from graders.metrics.extraction import extract_then
+
+    return extract_then(*args)
+
+
+def _json_equals(assertion: Mapping[str, Any], refs: tuple[str, ...], output: str, kind: str, invert: bool,
+                 meta: dict[str, Any]) -> tuple[Grade, dict[str, Any]]:
+    """``equals`` / ``exact`` with an object or array value, on the extracted answer when
+    the assertion has ``extract``."""
+    value = assertion["value"]
+    if assertion.get("extract") is None:
+        g = json_equals_grade(value, output)
+        return (invert_grade(g) if invert else g), meta
+    from graders.text.extract import parse_extract
+
+    try:
+        ex = parse_extract(assertion["extract"])
+    except ValueError as e:
+        return error(f"assertion {kind!r}: parameter 'extract': {e}"), meta
+    meta["extract"] = assertion["extract"]
+    g = _extract_then(ex, (value_text(value),), output, lambda _r, o: json_equals_grade(value, o), True)
+    meta["extracted"] = g.details.get("extracted")
     return (invert_grade(g) if invert else g), meta
 
 

@@ -25,6 +25,7 @@ import pandas as pd
 
 from graders.config import OVERALL_GRADERS, GraderConfig, RunConfig
 from graders.engines.jsonparse import shared_parses
+from graders.metrics.base import own_params
 from graders.registry import get_spec, run
 from graders.result import STATUSES, Block, Grade
 from graders.scoring.assertions import run_assertion, scorer_name
@@ -45,7 +46,7 @@ from graders.scoring.output import (  # noqa: F401  (the names this module has a
     write_csv,
     write_scored,
 )
-from graders.scoring.summary import CorpusStatistics, positions_by_value, statistic_sums
+from graders.scoring.summary import CorpusStatistics, is_no_answer, positions_by_value, statistic_sums
 
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
 # row number, to join back to expected and output) and details (the Grade's details).
@@ -91,13 +92,35 @@ def grade_column(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Seq
     return block if inverse is None else block.take(inverse)
 
 
-def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], explain: bool = True) -> Block:
+def _grade_unique(gc: GraderConfig, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], explain: bool = True,
+                  extracted: dict[Any, list[Any]] | None = None) -> Block:
+    """One grader over distinct pairs. With ``extract`` (SPEC §9) the extractor runs over the
+    outputs once (``extracted``: a chunk's extractions by extractor, shared by its graders)
+    and the grader on what it finds (``graders.metrics.extraction``)."""
     spec = get_spec(gc.name)
+    ex = gc.resolved.get("extract")
+    if ex is None:
+        return _grade_plain(spec, gc.resolved, refs, outputs, explain)
+    from graders.metrics.extraction import extracted_block
+    from graders.text.extract import extract_many
+
+    got = None if extracted is None else extracted.get(ex)
+    if got is None:
+        got = extract_many(ex, outputs)
+        if extracted is not None:
+            extracted[ex] = got
+    params = own_params(gc.resolved)
+    return extracted_block(ex, refs, outputs, lambda r, o: _grade_plain(spec, params, r, o, explain), extracted=got,
+                           uses_expected=spec.uses_expected)
+
+
+def _grade_plain(spec: Any, params: Any, refs: Sequence[tuple[str, ...]], outputs: Sequence[str], explain: bool) -> Block:
+    """The grader's column form when it has one (``explain=False``: deferred explanations
+    where it can), else ``run`` row by row."""
     if spec.batch is not None:
         if not explain and spec.defers_explanations:
-            return spec.batch(refs, outputs, explain=False, **gc.resolved)
-        return spec.batch(refs, outputs, **gc.resolved)
-    params = gc.resolved
+            return spec.batch(refs, outputs, explain=False, **params)
+        return spec.batch(refs, outputs, **params)
     return Block.from_grades([run(spec, r, o, params) for r, o in zip(refs, outputs)])
 
 
@@ -164,7 +187,10 @@ class _Cells:
 
 def _metadata_texts(block: Block, base_meta: dict[str, Any]) -> list[str]:
     """Each row's metadata cell: the scorer's parameters, with the row's signature when its
-    details hold one; each distinct text made once, and shared by its rows."""
+    details hold one (and with ``extract``, the row's ``extracted`` answer, SPEC §9); each
+    distinct text made once, and shared by its rows."""
+    if "extract" in base_meta:
+        return _extracted_metadata_texts(block, base_meta)
     metas: dict[Any, str] = {}
     col = []
     for d in block.details:
@@ -177,6 +203,32 @@ def _metadata_texts(block: Block, base_meta: dict[str, Any]) -> list[str]:
             m = metas[sig] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
         col.append(m)
     return col
+
+
+def _extracted_metadata_texts(block: Block, base_meta: dict[str, Any]) -> list[str]:
+    metas: dict[Any, str] = {}
+    col = []
+    missing = object()
+    for d in block.details:
+        sig = d.get("signature") if d else None
+        got = d.get("extracted", missing) if d else missing
+        key = (sig, got)
+        m = metas.get(key)
+        if m is None:
+            meta = dict(base_meta)
+            if sig:
+                meta["signature"] = sig
+            if got is not missing:
+                meta["extracted"] = got
+            m = metas[key] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+        col.append(m)
+    return col
+
+
+def metadata_params(resolved: dict[str, Any] | Any) -> dict[str, Any]:
+    """A grader's validated parameters as its metadata cell starts from: JSON-ready (a tuple
+    as a list, an extractor as its spec as given)."""
+    return {k: (list(v) if isinstance(v, tuple) else v.to_json() if k == "extract" else v) for k, v in resolved.items()}
 
 
 def _objects(values: Iterable[Any], n: int) -> np.ndarray:
@@ -221,14 +273,15 @@ def _chunk_blocks(rows: pd.DataFrame, config: RunConfig, explain: bool = True) -
     blocks: Blocks = []
     binaries = []
     urefs, uouts, inverse = distinct_pairs(refs, outputs)
+    extracted: dict[Any, list[Any]] = {}  # each extractor runs over the chunk once
     # Several JSON graders parse the same outputs: each text is parsed once per chunk.
     shared = shared_parses() if sum(gc.name in JSON_PARSERS for gc in config.graders) > 1 else nullcontext()
     with shared:
         for gc in config.graders:
-            block = _grade_unique(gc, urefs, uouts, explain)
+            block = _grade_unique(gc, urefs, uouts, explain, extracted)
             if inverse is not None:
                 block = block.take(inverse)
-            blocks.append((gc.name, block, {k: (list(v) if isinstance(v, tuple) else v) for k, v in gc.resolved.items()}))
+            blocks.append((gc.name, block, metadata_params(gc.resolved)))
             if gc.name in OVERALL_GRADERS:
                 binaries.append((gc.name, block))
     if config.overall:
@@ -405,6 +458,10 @@ def _tally_columns(n: int, blocks: Blocks, extra: Assertions) -> dict[str, Any]:
         "near": _grid([[bool(x) for x in b.near_miss] for _, b, _ in blocks], np.bool_, n),
         "_pos": np.repeat(np.arange(n), k),
     }
+    # no answer extracted or not, per scored row: where a grader extracts, or an assertion has such a row
+    if any("extract" in meta for _, _, meta in blocks) or any(is_no_answer(g.near_miss) for _, _, g, _ in extra):
+        part["no_answer"] = _grid([[is_no_answer(x) for x in b.near_miss] if "extract" in meta else np.zeros(n, np.bool_)
+                                   for _, b, meta in blocks], np.bool_, n)
     unknown: dict[str, int] = {}
     if extra:
         code: dict[str, int] = {}
@@ -418,8 +475,10 @@ def _tally_columns(n: int, blocks: Blocks, extra: Assertions) -> dict[str, Any]:
             "near": np.array([bool(g.near_miss) for _, _, g, _ in extra], dtype=np.bool_),
             "_pos": np.array([i for i, *_ in extra], dtype=part["_pos"].dtype),
         }
+        if "no_answer" in part:
+            more["no_answer"] = np.array([is_no_answer(g.near_miss) for _, _, g, _ in extra], dtype=np.bool_)
         order = _after_their_rows(part["_pos"], more["_pos"])
-        part = {c: np.concatenate([col, more[c]])[order] for c, col in part.items()}
+        part = {c: np.concatenate([col, more[c]])[order] if c in more else col for c, col in part.items()}
         for _, _, g, meta in extra:
             if g.status == "error" and meta.get("unsupported"):
                 unknown[meta["kind"]] = unknown.get(meta["kind"], 0) + 1

@@ -415,6 +415,8 @@ def _tally(parts: list[dict[str, Any]], systems: tuple[np.ndarray, list[Any]], s
         status_codes=joined("status", np.int8),
         values=joined("values", np.float64),
         near=joined("near", np.bool_),
+        no_answer=(np.concatenate([part["no_answer"] if "no_answer" in part else np.zeros(len(part["status"]), np.bool_)
+                                   for part in parts]) if any("no_answer" in part for part in parts) else None),
         unknown_assertions=dict(sorted(unknown.items(), key=lambda kv: (-kv[1], kv[0]))),
         statistics=statistics,
     )

@@ -3,7 +3,10 @@ corpus beside mean-sentence BLEU and chrF, the left-out report and unknown asser
 
 Counts are over scored rows: ``graded`` is every row the scorer produced; ``passed`` +
 ``failed`` are the decided rows the pass rate is taken over; ``scored`` counts continuous
-scores without a threshold; ``mean_score`` is over rows that have a score.
+scores without a threshold; ``mean_score`` is over rows that have a score. A grader run
+with ``extract`` (SPEC §9), or a scorer with a row where nothing was extracted, also has
+``no_answer``: its rows where the extractor found no answer (near miss ``no_answer``),
+which ``failed`` and ``near_misses`` count too; ``failed - no_answer`` are wrong answers.
 """
 
 from __future__ import annotations
@@ -35,15 +38,25 @@ def score_values(scores: pd.Series) -> pd.Series:
     return pd.Series(out, index=scores.index)
 
 
+NO_ANSWER = "no_answer"  # the near-miss code of a row where extraction found nothing
+
+
+def is_no_answer(codes: Sequence[str] | None) -> bool:
+    """Whether a row's near-miss codes say its extractor found no answer."""
+    return bool(codes) and codes[0] == NO_ANSWER
+
+
 def scorer_stats(statuses: pd.Series, scores: pd.Series, near: pd.Series) -> dict[str, Any]:
     """One scorer's counts, mean score and pass rate (Wilson 95%) over its scored rows."""
     codes, names = factorized(statuses.to_numpy(dtype=object))
     return _stats(codes, names, score_values(scores).to_numpy(), near.to_numpy(dtype=object) != "")
 
 
-def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.ndarray, near: np.ndarray) -> dict[str, Any]:
+def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.ndarray, near: np.ndarray,
+           no_answer: np.ndarray | None = None) -> dict[str, Any]:
     """``scorer_stats`` over arrays: the statuses as codes into ``status_names``, the
-    parsed scores, near miss or not."""
+    parsed scores, near miss or not; ``no_answer`` (no answer extracted or not): counted
+    under ``no_answer``, after ``failed``, when given."""
     counted = np.bincount(status_codes[status_codes >= 0], minlength=len(status_names))
     counts = dict(zip(status_names, counted.tolist()))
     passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
@@ -54,6 +67,7 @@ def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.nda
         "graded": int(len(status_codes)),
         "passed": passed,
         "failed": failed,
+        **({} if no_answer is None else {NO_ANSWER: int(no_answer.sum())}),
         "not_judged": int(counts.get("not_judged", 0)),
         "errors": int(counts.get("error", 0)),
         "scored": int(counts.get("scored", 0)),
@@ -124,6 +138,7 @@ class Tally:
     near: np.ndarray
     unknown_assertions: dict[str, int] = field(default_factory=dict)
     statistics: CorpusStatistics = field(default_factory=dict)
+    no_answer: np.ndarray | None = None  # per scored row: no answer extracted (None: no row extracted)
 
     def __len__(self) -> int:
         return len(self.scorer_codes)
@@ -146,20 +161,55 @@ class _Columns:
     frame, or a ``Tally``. The scorers, systems and statuses are codes into their names
     (``factorized``), which the rows are grouped and counted by."""
 
-    def __init__(self, scored: "pd.DataFrame | Tally") -> None:
+    def __init__(self, scored: "pd.DataFrame | Tally", extracting: Sequence[str] | None = ()) -> None:
         if isinstance(scored, Tally):
             self.scorer_codes, self.scorer_names = scored.scorer_codes, list(scored.scorer_names)
             self.system_codes = _narrow(scored.system_codes, len(scored.system_names))
             self.system_names = list(scored.system_names)
             self.status_codes, self.status_names = scored.status_codes, list(STATUSES)
             self.values, self.near = scored.values, scored.near
+            self.no_answer = scored.no_answer
         else:
             self.scorer_codes, self.scorer_names = factorized(scored["scorer"].to_numpy(dtype=object))
             self.system_codes, self.system_names = factorized(scored["system"].to_numpy(dtype=object))
             self.status_codes, self.status_names = factorized(scored["status"].to_numpy(dtype=object))
             self.values = score_values(scored["score"]).to_numpy()
-            self.near = scored["near_miss"].to_numpy(dtype=object) != ""
+            cells = scored["near_miss"].to_numpy(dtype=object)
+            self.near = cells != ""
+            # the near-miss cells that start with the code: each distinct cell looked at once
+            at = np.flatnonzero(self.near)
+            codes, distinct = pd.factorize(cells[at])
+            starts = np.array([str(c).split(";", 1)[0] == NO_ANSWER for c in distinct], dtype=np.bool_)
+            hits = at[starts[codes]] if len(distinct) else at
+            if extracting is None:  # not told: the graders whose metadata names an extractor
+                extracting = self._extracting(scored)
+            self.no_answer = None
+            if len(hits) or extracting:
+                self.no_answer = np.zeros(len(cells), dtype=np.bool_)
+                self.no_answer[hits] = True
+        # scorers whose stats count ``no_answer``: those run with extract, and any with such a row
+        self.extracting = set(extracting or ())
+        if self.no_answer is not None and self.no_answer.any():
+            self.extracting.update(self.scorer_names[c] for c in np.unique(self.scorer_codes[self.no_answer]).tolist())
         self._scorers: dict[Any, np.ndarray] | None = None
+
+    def _extracting(self, scored: pd.DataFrame) -> list[str]:
+        """The graders of a scored frame run with ``extract``: their first row's metadata says so."""
+        if "metadata" not in scored.columns or not len(scored):
+            return []
+        codes, first = np.unique(self.scorer_codes, return_index=True)
+        meta = scored["metadata"].to_numpy(dtype=object)
+        out = []
+        for code, at in zip(codes.tolist(), first.tolist()):
+            name, cell = self.scorer_names[code], meta[at]
+            if code < 0 or str(name).startswith("assert:") or not isinstance(cell, str) or '"extract"' not in cell:
+                continue
+            try:
+                if json.loads(cell).get("extract") is not None:
+                    out.append(name)
+            except (ValueError, AttributeError):
+                continue
+        return out
 
     @property
     def scorers(self) -> dict[Any, np.ndarray]:
@@ -180,9 +230,16 @@ class _Columns:
     def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
         groups = self.scorers if within is None else positions_by_code(self.scorer_codes, self.scorer_names, within)
         return {
-            str(name): _stats(self.status_codes[at], self.status_names, self.values[at], self.near[at])
+            str(name): _stats(self.status_codes[at], self.status_names, self.values[at], self.near[at],
+                              self._no_answer(name, at))
             for name, at in groups.items()
         }
+
+    def _no_answer(self, name: Any, at: np.ndarray) -> np.ndarray | None:
+        """The scorer's no-answer flags at ``at``, or None when it does not count them."""
+        if name not in self.extracting:
+            return None
+        return self.no_answer[at] if self.no_answer is not None else np.zeros(len(at), dtype=np.bool_)
 
 
 def statistic_sums(name: str, details: Sequence[Any]) -> list[int] | None:
@@ -296,7 +353,7 @@ def summarize(
     chrF's corpus statistics summed per (scorer, system), as ``batch.score_frame`` fills
     them (used instead of ``scored``'s details). ``scored``: the scored frame, or the
     ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
-    cols = _Columns(scored)
+    cols = _Columns(scored, None if config is None else extracting_graders(config))
     overall = cols.by_scorer()
     by_system = cols.systems()
     if len(by_system) == 1:  # one system: its figures are the overall ones
@@ -313,6 +370,12 @@ def summarize(
                                else unknown_assertion_kinds(scored, list(cols.scorers))),
         "config": dict(config or {}),
     }
+
+
+def extracting_graders(config: Mapping[str, Any] | None) -> list[str]:
+    """The graders a configuration's JSON form runs with ``extract`` set."""
+    graders = (config or {}).get("graders") or []
+    return [g["name"] for g in graders if isinstance(g, Mapping) and g.get("extract") is not None and "name" in g]
 
 
 # --- What the command line reports, and its gates ------------------------------------
@@ -342,7 +405,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
             rate = "" if st["pass_rate"] is None else (
                 f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]")
             mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
-            lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6} not judged "
+            no_answer = "" if "no_answer" not in st else f" (no answer {st['no_answer']})"
+            lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6}{no_answer} not judged "
                          f"{st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
     lines += report_lines(lo)
     if summary.get("unknown_assertions"):

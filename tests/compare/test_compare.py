@@ -204,7 +204,7 @@ def test_worker_processes_give_the_same_comparison(monkeypatch, start_method):
         (["--resamples", "1"], "--resamples takes a whole number from 100 to 1,000,000, not 1"),
         (["--resamples", "100000000000"], "--resamples takes a whole number from 100 to 1,000,000, not 100000000000"),
         (["--seed", "-1"], "--seed takes a whole number >= 0, not -1"),
-        (["--grader", "nosuch"], "argument --grader: invalid choice: 'nosuch'"),
+        (["--grader", "nosuch"], "--grader: unknown grader 'nosuch'; valid graders: exact, normalized"),
         (["--resamples", "x"], "argument --resamples: invalid int value: 'x'"),
     ],
 )

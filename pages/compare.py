@@ -31,7 +31,7 @@ mapping = comparing.columns_section(file)
 
 scoring.warm_workers()
 st.header("Graders")
-config = comparing.graders_section(mapping)
+config = comparing.graders_section(mapping, file)
 if not config.graders:
     st.info("Pick at least one grader that can run.")
     st.stop()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import graders_form, guide, in_app, loading, page_link, scoring, views
+from ui import extracting, graders_form, guide, in_app, loading, page_link, scoring, views
 
 in_app()
 
@@ -29,7 +29,8 @@ views.left_out_section(prepared)
 views.compare_pointer(prepared)
 
 st.header("Graders")
-config, problems = graders_form.graders_form("score", mapping)
+extract, _ = extracting.extract_widget("score", file, mapping)
+config, problems = graders_form.graders_form("score", mapping, extract)
 if isinstance(prepared, str):  # the form stays: graders without an expected column may fix it
     st.stop()
 if not config.graders:

@@ -836,3 +836,22 @@ def test_a_file_that_is_not_a_sample_starts_from_the_default_graders():
     assert at.radio(key="gb_w_score_overall").value == "off"
     summary = view(at)["summary"]
     assert set(summary["graders"]) == {"exact", "normalized"} and summary["graders"]["exact"]["passed"] == 1
+
+
+def test_answer_extraction_above_the_graders_with_a_preview():
+    """Issue 31: a choice above the graders, its live preview, and every grader given it."""
+    at = start()
+    at.text_area(key="score_paste").input(
+        'id,expected,output\n1,42,"Working... #### 42"\n2,7,"So it is 8. #### 8"\n3,5,"no idea"\n')
+    at.button(key="score_paste_go").click().run()
+    at.selectbox(key="gb_w_score_extract").select("gsm8k").run()
+    assert not at.exception and errors(at) == []
+    preview = next(d.value for d in at.dataframe if "Extracted" in d.value.columns)
+    assert preview["Extracted"].tolist() == ["42", "8", "— no answer found —"]
+    v = view(at)
+    assert [g.params.get("extract") for g in v["config"].graders] == ["gsm8k", "gsm8k"]
+    exact = v["summary"]["graders"]["exact"]
+    assert (exact["passed"], exact["failed"], exact["no_answer"]) == (1, 2, 1)
+    at.selectbox(key="gb_w_score_extract").select("regex").run()
+    at.text_input(key="gb_w_score_extract_pattern").input("(?P<n>x)").run()
+    assert any("(?<n>…)" in e for e in errors(at))  # a Python pattern: one message, its JavaScript form

@@ -63,7 +63,7 @@ from ui.present.compare_tables import (
     review_rows,
 )
 
-from . import display, graders_form, keep_selection_if_listed, loading, scoring, views
+from . import display, extracting, graders_form, keep_selection_if_listed, loading, scoring, views
 from .detail import row_detail
 
 PREFIX = "compare"
@@ -175,11 +175,12 @@ def columns_section(file) -> dict[str, str | None]:
         return loading.mapping_widget(file, PREFIX)
 
 
-def graders_section(mapping: dict[str, str | None]) -> RunConfig:
-    """The graders form, starting on ``DEFAULT_GRADERS``."""
+def graders_section(mapping: dict[str, str | None], file: Any) -> RunConfig:
+    """Answer extraction and the graders form, starting on ``DEFAULT_GRADERS``."""
     ss = st.session_state
     ss.setdefault(w("graders"), list(DEFAULT_GRADERS))
-    config, _problems = graders_form.graders_form(PREFIX, mapping)
+    extract, _ = extracting.extract_widget(PREFIX, file, mapping)
+    config, _problems = graders_form.graders_form(PREFIX, mapping, extract)
     return config
 
 

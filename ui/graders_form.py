@@ -25,7 +25,7 @@ from graders.metrics.json_schema import compile_schema
 from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
 from graders.text.normalize import SQUAD_PIPELINE, STEP_DESCRIPTIONS
 
-from . import count
+from . import count, extracting
 
 WIDGET_PREFIX = "gb_w_"
 PERSIST = "session"  # persist_state of every gb_w_ widget
@@ -83,6 +83,8 @@ def set_graders_state(prefix: str, config: RunConfig) -> None:
     ss = st.session_state
     ss[wkey(prefix, "graders")] = list(config.grader_names)
     ss[wkey(prefix, "overall")] = config.overall or "off"
+    extracts = [gc.params.get("extract") for gc in config.graders]
+    extracting.set_state(prefix, extracts[0] if extracts and all(e == extracts[0] for e in extracts) else None)
     for gc in config.graders:
         for p in REGISTRY[gc.name].params:
             _seed(prefix, gc.name, p, gc.resolved.get(p.name, p.default), force=True)
@@ -241,11 +243,12 @@ def _json_ready(spec: GraderSpec, params: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the whole form
 
 
-def graders_form(prefix: str, mapping: Mapping[str, str | None]) -> tuple[RunConfig, dict[str, str]]:
+def graders_form(prefix: str, mapping: Mapping[str, str | None], extract: Any = None) -> tuple[RunConfig, dict[str, str]]:
     """Grader selection (with every parameter) and the overall rule.
 
     Returns (the configuration of the graders that can run, {grader: problem} for those
-    left out until fixed). The configuration's columns are ``mapping``.
+    left out until fixed). The configuration's columns are ``mapping``; ``extract`` (from
+    ``ui.extracting``) is every grader's answer extraction.
     """
     ss = st.session_state
     names = list(REGISTRY)
@@ -267,6 +270,8 @@ def graders_form(prefix: str, mapping: Mapping[str, str | None]) -> tuple[RunCon
         if problem:
             problems[name] = problem
             continue
+        if extract is not None:
+            params = {**params, "extract": extract}
         graders.append(GraderConfig.make(name, _json_ready(spec, params)))
     if problems:
         st.warning("Left out of the run until fixed: " + ", ".join(REGISTRY[n].label for n in problems)

@@ -852,6 +852,7 @@ def test_answer_extraction_above_the_graders_with_a_preview():
     assert [g.params.get("extract") for g in v["config"].graders] == ["gsm8k", "gsm8k"]
     exact = v["summary"]["graders"]["exact"]
     assert (exact["passed"], exact["failed"], exact["no_answer"]) == (1, 2, 1)
+    assert any("2 (1 no answer)" in m.value for m in at.markdown)  # the counts table says it apart
     at.selectbox(key="gb_w_score_extract").select("regex").run()
     at.text_input(key="gb_w_score_extract_pattern").input("(?P<n>x)").run()
     assert any("(?<n>…)" in e for e in errors(at))  # a Python pattern: one message, its JavaScript form

@@ -61,7 +61,8 @@ def not_run(summary: Mapping[str, Any]) -> set[str]:
 def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
     """The counts table of the seed (Graded, Passed, Failed, Not judged, Errors, Near
     misses, Mean score) with each pass rate's Wilson 95% interval; each Passed count (of
-    passed + failed) links to the pass-rate page, which reads its figures as passes."""
+    passed + failed) links to the pass-rate page, which reads its figures as passes. A
+    grader with answer extraction says how many of its fails found no answer (SPEC §9)."""
     systems = summary.get("systems", {})
     several = len(systems) > 1
     head = (["System"] if several else []) + [
@@ -90,7 +91,7 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
                 f"**{label(name)}**" if not several else label(name),
                 f"{c['graded']:,}",
                 link(c["passed"], decided, "passed"),
-                f"{c['failed']:,}",
+                f"{c['failed']:,}" + (f" ({c['no_answer']:,} no answer)" if c.get("no_answer") else ""),
                 f"{c['not_judged']:,}",
                 f"{c['errors']:,}",
                 f"{c['near_misses']:,}",

@@ -853,6 +853,10 @@ def test_answer_extraction_above_the_graders_with_a_preview():
     exact = v["summary"]["graders"]["exact"]
     assert (exact["passed"], exact["failed"], exact["no_answer"]) == (1, 2, 1)
     assert any("2 (1 no answer)" in m.value for m in at.markdown)  # the counts table says it apart
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    shown = [m.value for m in at.markdown if m.value.startswith("**Extracted by")]
+    assert shown and (shown[0].endswith("no answer found") or "`" in shown[0])
     at.selectbox(key="gb_w_score_extract").select("regex").run()
     at.text_input(key="gb_w_score_extract_pattern").input("(?P<n>x)").run()
     assert any("(?<n>…)" in e for e in errors(at))  # a Python pattern: one message, its JavaScript form

@@ -4,7 +4,7 @@ invisible characters made visible, and every grader's result with its explanatio
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -98,6 +98,7 @@ def row_detail(
     expected: str | Sequence[str],
     outputs: dict[str, str],
     grades: list[tuple[str, str, Any, str, Any]],
+    extracted: Mapping[str, tuple[str, str | None] | None] | None = None,
 ) -> None:
     """Expected and each output side by side, then every grader's result.
 
@@ -105,7 +106,8 @@ def row_detail(
     is closest to (equal to, else sharing the longest prefix, as exact match explains a
     fail) is shown and compared, and the others are listed. ``grades``: (label, status,
     score, explanation, near_miss) where near_miss is None, a ``;``-joined string or a
-    sequence of probe codes.
+    sequence of probe codes. ``extracted``: per output, (the extractor, what it took, or
+    None when it found no answer), shown under the output (SPEC §9).
     """
     refs = [expected] if isinstance(expected, str) else list(expected) or [""]
     k = closest_reference(tuple(refs), next(iter(outputs.values()), "")) if len(refs) > 1 else 0
@@ -123,6 +125,11 @@ def row_detail(
             st.markdown(f"**{display.md(label)}**")
             st.markdown(marked_html(out, ats[label]), unsafe_allow_html=True)
             st.caption(count(len(out), "character") + ". " + difference_words(expected, out))
+            got = (extracted or {}).get(label)
+            if got is not None:
+                form, answer = got
+                st.markdown(f"**Extracted by {display.code(form)}:** "
+                            + ("no answer found" if answer is None else display.code(str(answer))))
     if grades:
         st.html(_WRAP_EXPLANATIONS)  # a style alone takes no room on the page
         st.table(display.frame(grades_frame(grades).set_index("Grader")))  # a static table: explanations wrap

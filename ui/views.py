@@ -13,6 +13,7 @@ filtered table's row selection), ``gb_filter_table_listed`` (what that table lis
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -468,7 +469,22 @@ def detail_for(view: dict[str, Any], row: pd.Series) -> None:
                 + (f" · repeat {display.md(case['repeat'])}" if case["repeat"] else ""))
     if case.get("input"):
         st.caption(f"Input: {display.md(case['input'])}")
-    row_detail(refs, {f"Output ({case['output_column']})": case["output"]}, grades)
+    label_out = f"Output ({case['output_column']})"
+    row_detail(refs, {label_out: case["output"]}, grades, extracted={label_out: extracted_answer(same)})
+
+
+def extracted_answer(same: pd.DataFrame) -> tuple[str, str | None] | None:
+    """(the extractor, what it took from the output, or None) from the first scored row of a
+    case whose grader extracted (its metadata cell), or None when no grader extracts."""
+    for cell in same["metadata"]:
+        try:
+            meta = json.loads(cell) if isinstance(cell, str) and cell else {}
+        except ValueError:
+            continue
+        if isinstance(meta, dict) and meta.get("extract") is not None:
+            form = meta["extract"] if isinstance(meta["extract"], str) else json.dumps(meta["extract"])
+            return form, meta.get("extracted")
+    return None
 
 
 # --------------------------------------------------------------------------- downloads

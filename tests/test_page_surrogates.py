@@ -112,14 +112,15 @@ def test_the_score_page_shows_every_surrogate_escaped(loaded):
     at.multiselect(key="gb_w_score_filter_kinds").set_value([]).run()
     rows = next(d.value for d in at.dataframe if "explanation" in d.value.columns)
     assert "a\\ud800" in rows["case"].tolist()
-    at.session_state["gb_filter_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    first_a = rows["case"].tolist().index("a\\ud800")  # (a pasted file starts from the default graders)
+    at.session_state["gb_filter_table"] = {"selection": {"rows": [first_a], "columns": [], "cells": []}}
     at.run()
     no_trouble(at, "detail")
     assert any(m.value.startswith("#### Case a\\\\ud800") for m in at.markdown)
     assert any("⟨U+D800⟩" in m.value for m in at.markdown if "<pre" in m.value)  # the side-by-side view
     at.text_input(key="gb_w_score_filter_text").input("paris").run()
     no_trouble(at, "search")
-    assert any(c.value.startswith("14 of 42 scored rows") for c in at.caption)  # 2 cases x 7 scorers
+    assert any(c.value.startswith("12 of 36 scored rows") for c in at.caption)  # 2 cases x 6 scorers (no overall row)
 
 
 @pytest.mark.parametrize("page", ["pages/compare.py", "pages/normalizer.py", "pages/pass_rate.py",

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+import numpy as np
 import pandas as pd
 
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
@@ -91,7 +92,32 @@ def score_prepared(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
         config={**config.to_dict(), "columns": mapping_dict(mapping)}, statistics=statistics,
     )
+    agreement = _harness_agreement(file, prepared, config, scored)
+    if agreement:
+        summary["harness_agreement"] = agreement
     return ScoreRun(file, mapping, prepared, scored, summary)
+
+
+def _harness_agreement(file: ResultsFile, prepared: Prepared, config: RunConfig, scored: Any) -> dict[str, Any]:
+    """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
+    harness's verdicts (``harness.*`` columns); {} otherwise."""
+    if not any(c.startswith("harness.") for c in file.columns):
+        return {}
+    from graders.registry import get_spec
+    from graders.result import STATUSES
+    from graders.scoring.agreement import harness_agreement
+    from graders.scoring.batch import _source_positions
+
+    binary = [n for n in config.grader_names if get_spec(n).binary] + (["overall"] if config.overall else [])
+    if isinstance(scored, Tally):
+        if scored.positions is None:
+            return {}
+        return harness_agreement(file, prepared.rows, binary, scored.scorer, scored.status_codes, scored.positions)
+    codes = {name: i for i, name in enumerate(STATUSES)}
+    status = np.array([codes.get(s, -1) for s in scored["status"].tolist()], dtype=np.int8)
+    positions = _source_positions(prepared.rows, scored["record"].to_numpy(dtype=object),
+                                  scored["system"].to_numpy(dtype=object))
+    return harness_agreement(file, prepared.rows, binary, scored["scorer"].to_numpy(dtype=object), status, positions)
 
 
 def score_file(

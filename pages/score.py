@@ -47,6 +47,7 @@ if view is None:
 
 st.header("Counts")
 views.counts_section(view)
+views.harness_section(view)
 views.corpus_section(view)
 views.unknown_assertions_section(view)
 views.near_miss_section(view)

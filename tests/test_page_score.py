@@ -860,3 +860,16 @@ def test_answer_extraction_above_the_graders_with_a_preview():
     at.selectbox(key="gb_w_score_extract").select("regex").run()
     at.text_input(key="gb_w_score_extract_pattern").input("(?P<n>x)").run()
     assert any("(?<n>…)" in e for e in errors(at))  # a Python pattern: one message, its JavaScript form
+
+
+def test_a_harness_file_shows_the_harness_verdict_beside_ours():
+    """Issue 30: a promptfoo run opened on the Score page lists harness.pass against each grader."""
+    at = start()
+    data = (ROOT / "tests" / "files" / "harness" / "promptfoo" / "results.json").read_text(encoding="utf-8")
+    at.text_area(key="score_paste").input(data)
+    at.button(key="score_paste_go").click().run()
+    assert not at.exception and errors(at) == []
+    table = next(d.value for d in at.dataframe if "Harness column" in d.value.columns)
+    assert set(table["Harness column"]) == {"harness.pass"}
+    assert (table["Agree"] + table["Harness pass, ours fail"] + table["Harness fail, ours pass"]
+            == table["Rows both decided"]).all()

@@ -557,3 +557,19 @@ def left_out_section(prepared: Any) -> None:
          "notes": "; ".join(r["notes"][:3])}
         for reason, r in report["reasons"].items()
     ]), hide_index=True)
+
+
+def harness_section(view: dict[str, Any]) -> None:
+    """The harness's own verdict beside each pass-or-fail grader (a file that carries it:
+    promptfoo's harness.pass, Inspect's harness.<scorer>.value, lm-eval's harness.<metric>),
+    often the most useful thing a re-grade shows; the first cases where they part."""
+    agreement = view["summary"].get("harness_agreement")
+    if not agreement:
+        return
+    st.subheader("The harness's verdict beside ours")
+    rows = [{"Harness column": column, "Grader": label(name), "Rows both decided": a["rows"], "Agree": a["agree"],
+             "Harness pass, ours fail": a["harness_pass_ours_fail"], "Harness fail, ours pass": a["harness_fail_ours_pass"],
+             "First cases where they part": ", ".join(a["first_disagreements"])}
+            for column, per in agreement.items() for name, a in per.items()]
+    st.dataframe(display.frame(pd.DataFrame(rows, dtype=object)), hide_index=True, width="stretch")
+    st.caption("Only rows both sides decided count. Search for a case's id under Filter to open it.")

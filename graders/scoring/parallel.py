@@ -411,6 +411,7 @@ def _tally(parts: list[dict[str, Any]], systems: tuple[np.ndarray, list[Any]], s
         scorer_codes=np.concatenate(scorers) if parts else np.empty(0, dtype=np.int16),
         scorer_names=tuple(names),
         system_codes=row_systems[joined("_pos", np.intp)],
+        positions=joined("_pos", np.intp),
         system_names=tuple(system_names),
         status_codes=joined("status", np.int8),
         values=joined("values", np.float64),

@@ -139,6 +139,7 @@ class Tally:
     unknown_assertions: dict[str, int] = field(default_factory=dict)
     statistics: CorpusStatistics = field(default_factory=dict)
     no_answer: np.ndarray | None = None  # per scored row: no answer extracted (None: no row extracted)
+    positions: np.ndarray | None = None  # per scored row: its row in the prepared rows
 
     def __len__(self) -> int:
         return len(self.scorer_codes)
@@ -412,6 +413,10 @@ def report_text(summary: Mapping[str, Any]) -> str:
     if summary.get("unknown_assertions"):
         kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
         lines.append(f"assertion kinds not run: {kinds}")
+    if summary.get("harness_agreement"):
+        from graders.scoring.agreement import agreement_lines
+
+        lines += agreement_lines(summary["harness_agreement"])
     return "\n".join(lines) + "\n"
 
 

@@ -588,3 +588,25 @@ def test_a_timed_out_run_leaves_no_process_behind():
     got = match_many(CATASTROPHIC, "", "anywhere", [EVIL_TEXT, "aa"], timeout=0.3)
     assert got[0] == TimeoutResult(0.3) and got[1] == MatchResult((0, 2))
     assert _children() <= before  # V8 runs in this process: nothing was started
+
+
+def test_an_exhausted_v8_heap_is_an_error_for_its_batch_and_the_isolate_is_replaced(monkeypatch):
+    """V8's heap is capped (HEAP_LIMIT); a batch that exhausts it (mini-racer raises
+    JSOOMException and marks the isolate) gives each of its rows an error saying so, never a
+    crash, and the next call gets a fresh isolate. The exhaustion is simulated: strings of
+    any size stayed under the limit here."""
+    from py_mini_racer import JSOOMException
+
+    real = ecma._Isolate.call
+
+    def exhausted(self, name, *args, **kwargs):
+        if name == "select":
+            self.ctx.was_hard_memory_limit_reached = lambda: True
+            raise JSOOMException("JavaScript memory limit reached")
+        return real(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(ecma._Isolate, "call", exhausted)
+    got = match_many("a", "", "anywhere", ["a", "b"])
+    assert all(isinstance(r, ErrorResult) and "memory limit" in r.message for r in got)
+    monkeypatch.setattr(ecma._Isolate, "call", real)
+    assert match_many("a", "", "anywhere", ["ba"]) == [MatchResult((1, 2))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import signal
 import socket
@@ -261,10 +262,10 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             _select(page, "gb_w_score_map_output_b", "— none —")
             expect(page.get_by_text("6 cases scored")).to_be_visible(timeout=60_000)
 
-            # Change the graders: drop regex and JSON Schema, numeric reads the last number.
-            for label in ("Regex (JavaScript) (regex)", "JSON Schema (json_schema)"):
-                page.get_by_role("button", name=f"Remove {label}").click()
-                _settle(page)
+            # The user's own file starts from the default graders, not the sample's (issue 33):
+            # add numeric, reading the last number.
+            _eventually(lambda: _check("Regex (JavaScript)" not in _counts(page)))
+            _select(page, "gb_w_score_graders", "Numeric (numeric)")
             page.locator("[data-testid='stExpander']").filter(has_text="Numeric —").locator("summary").click()
             page.locator(".st-key-gb_w_score_numeric_read").get_by_text("last", exact=True).click()
             _settle(page)
@@ -359,14 +360,19 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             browser.close()
 
 
-def _upload_on_a_fresh_page(browser, server: str, path: Path):
-    """A new page on the server, once the sample is scored, with ``path`` uploaded."""
+def _upload_on_a_fresh_page(browser, server: str, path: Path, config: Path | None = None):
+    """A new page on the server, once the sample is scored, with ``config`` restored (the
+    graders a file uploaded after it runs; without one, the defaults) and ``path`` uploaded."""
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server, wait_until="domcontentloaded")
     expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
     _settle(page)
+    if config is not None:
+        page.locator(".st-key-gb_config_upload input[type='file']").set_input_files(str(config))
+        expect(page.get_by_text("Restored the mapping", exact=False).first).to_be_visible(timeout=90_000)
+        _settle(page)
     page.locator(".st-key-score_upload input[type='file']").set_input_files(str(path))
     return page
 
@@ -382,11 +388,13 @@ def test_stop_scoring_in_a_real_browser(server, tmp_path):
         w.writerow(["id", "expected", "output"])
         for i in range(60_000):
             w.writerow([f"c{i}", f"the refund for order {i} is approved", f"The refund for order {i} was approved."])
+    slow = tmp_path / "slow.config.json"  # graders slow enough to stop (exact and normalized finish at once)
+    slow.write_text(json.dumps({"graders": [{"name": n} for n in ("exact", "token_f1", "bleu", "rouge_l", "chrf")]}))
 
     with sync_playwright() as p:
         browser = _launch(p)
         try:
-            page = _upload_on_a_fresh_page(browser, server, big)
+            page = _upload_on_a_fresh_page(browser, server, big, slow)
             expect(page.get_by_text("Scoring…", exact=False).first).to_be_visible(timeout=60_000)
             page.locator(".st-key-gb_stop[data-stale='false'] button").first.click()
             expect(page.get_by_text("Scoring was stopped after", exact=False)).to_be_visible(timeout=120_000)

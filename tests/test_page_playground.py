@@ -162,7 +162,7 @@ def test_an_example_resets_the_parameters_the_last_one_set():
 def test_a_combining_mark_at_the_first_difference_is_highlighted_as_its_code():
     """A combining mark alone has no width: the highlight shows ⟨U+FE0F⟩; elsewhere marks
     stay on their letter, with or without a tab in the text."""
-    from graders.text.normalize import visible
+    from graders.text.show import visible
     from ui.detail import marked_html
 
     html = marked_html("\u2764\ufe0f", 1)

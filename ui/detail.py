@@ -12,7 +12,7 @@ import streamlit as st
 from graders.metrics.exact import closest_reference
 from graders.metrics.nearmiss import PROBE_CODES
 from graders.result import score_text
-from graders.text.normalize import describe_char, first_difference, marked, visible
+from graders.text.show import describe_char, first_difference, marked, visible
 
 from . import count, display
 

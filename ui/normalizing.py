@@ -36,7 +36,8 @@ from graders.explore.export import config_snippet, pipeline_label, python_source
 from graders.explore.preview import effect_examples, order_notes, pipeline_effect, preview_pairs, step_effects
 from graders.metrics.normalized import pipeline_name
 from graders.scoring.rows import MappingError, prepare
-from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS, visible
+from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS
+from graders.text.show import visible
 from ui.present.links import pass_rate_link
 
 from . import count, display, views

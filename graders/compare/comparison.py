@@ -32,7 +32,7 @@ from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
 from graders.scoring.summary import summarize, unknown_assertion_kinds
 from graders.stats import PairedSummary, holm_adjust, summarize_pairs
-from graders.text.normalize import quoted_name
+from graders.text.show import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
 FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")

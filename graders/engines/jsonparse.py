@@ -38,7 +38,7 @@ from decimal import Decimal
 from json.encoder import encode_basestring  # the C string step of json.dumps(ensure_ascii=False)
 from typing import Any, Callable, Iterable, Iterator
 
-from graders.text.normalize import snippet
+from graders.text.show import snippet
 
 MAX_DEPTH = 500
 # Python refuses to convert longer digit strings to int (sys.get_int_max_str_digits()).

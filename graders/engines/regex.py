@@ -63,7 +63,7 @@ from graders.engines.regex_syntax import (  # noqa: F401  (the names this module
     parse_flags,
     python_pattern_hint,
 )
-from graders.text.normalize import visible
+from graders.text.show import visible
 
 __all__ = [
     "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags",

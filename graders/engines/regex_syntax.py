@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from graders.text.normalize import describe_char
+from graders.text.show import describe_char
 
 JS_FLAGS = "dgimsuvy"  # RegExp.prototype.flags order
 

@@ -8,7 +8,7 @@ from typing import Sequence
 from graders.metrics.base import GraderSpec, Param
 from graders.metrics.nearmiss import probe_many, screen_contains_many
 from graders.result import Block, Grade
-from graders.text.normalize import visible
+from graders.text.show import visible
 
 REQUIRE = Param("require", "choice", "any", choices=("any", "all"), help="one reference is enough, or every one")
 AT = Param("at", "choice", "anywhere", choices=("anywhere", "start"), help="anywhere in the output, or at its start")

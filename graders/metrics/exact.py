@@ -14,7 +14,8 @@ from typing import Sequence
 from graders.metrics.base import GraderSpec
 from graders.metrics.nearmiss import probe_many, screen_equal_many
 from graders.result import Block, Grade
-from graders.text.normalize import describe_char, first_difference, first_differences, nfc, nfkc, visible
+from graders.text.normalize import nfc, nfkc
+from graders.text.show import describe_char, first_difference, first_differences, visible
 
 
 def difference_flags(expected: str, output: str) -> tuple[str, ...]:

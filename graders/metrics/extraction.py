@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 from graders.engines.regex import ErrorResult, TimeoutResult
 from graders.result import Block, Grade
 from graders.text.extract import Extractor, extract_many
-from graders.text.normalize import visible
+from graders.text.show import visible
 
 NO_ANSWER = "no_answer"
 EXTRACTED_ANYWHERE = "extracted_anywhere"

@@ -35,7 +35,7 @@ from graders.engines.regex import (
 )
 from graders.metrics.base import GraderSpec, Param, resolve
 from graders.result import Block, Grade, error, verdict
-from graders.text.normalize import snippet, visible
+from graders.text.show import snippet, visible
 
 _WHERE = {
     "anywhere": "anywhere in the output",

@@ -21,7 +21,7 @@ from itertools import filterfalse, islice
 
 from graders.metrics.base import THRESHOLD, GraderSpec, Param
 from graders.result import Grade, continuous, score_text
-from graders.text.normalize import visible
+from graders.text.show import visible
 
 NORMALIZE = Param(
     "normalize",

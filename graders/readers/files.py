@@ -56,7 +56,7 @@ from graders.readers.frame import (  # noqa: F401  (the names this module has al
     headerless_names,
 )
 from graders.readers.jsonfiles import _FAST, _read_json_document, _read_jsonl
-from graders.text.normalize import quoted_name
+from graders.text.show import quoted_name
 
 __all__ = [
     "DEFAULT_MAX_BYTES", "FORMATS", "ResultsFile", "ResultsFileError", "detect_format", "read_results",

@@ -55,7 +55,7 @@ import pandas as pd
 
 from graders.config import ROLES
 from graders.readers.files import ResultsFile
-from graders.text.normalize import quoted_name
+from graders.text.show import quoted_name
 
 __all__ = ["LEFT_OUT_REASONS", "EXPECTED_KINDS", "LeftOut", "Prepared", "MappingError", "prepare"]
 

@@ -137,8 +137,8 @@ import regex
 from graders.engines.jsonparse import strip_fence as _strip_fence  # the JSON graders' own fence rule
 from graders.engines.regex import ErrorResult, TimeoutResult, check_pattern
 from graders.engines.regex_groups import group_info, group_problem, groups_many
-from graders.text.normalize import visible
 from graders.text.numbers import _NOT_DIGITS, _NUMERAL
+from graders.text.show import visible
 
 __all__ = ["Extractor", "NAMED_FORMS", "parse_extract", "extract", "extract_many", "TimeoutResult", "ErrorResult"]
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from graders import GRADER_NAMES, grade
 from graders.registry import get_spec
 from graders.text import normalize as text
+from graders.text import show
 from graders.text.tokenizer_13a import tokens_13a
 
 OVERLAP = ("token_f1", "bleu", "rouge_l", "chrf")
@@ -130,14 +131,14 @@ def test_first_differences_over_a_column_equal_the_pairwise_search(pairs, limit_
     # limit and block sends pairs through both paths and across block boundaries.
     pairs = [(a, b if a != b else b + "x") for a, b in pairs]
     a, b = [p[0] for p in pairs], [p[1] for p in pairs]
-    expected = [text.first_difference(x, y) for x, y in pairs]
-    assert text.first_differences(a, b) == expected
-    old = text._VECTOR_MAX, text._BLOCK_POINTS
+    expected = [show.first_difference(x, y) for x, y in pairs]
+    assert show.first_differences(a, b) == expected
+    old = show._VECTOR_MAX, show._BLOCK_POINTS
     try:
-        text._VECTOR_MAX, text._BLOCK_POINTS = 4 ** limit_power, 4 ** limit_power * 3
-        assert text.first_differences(a, b) == expected
+        show._VECTOR_MAX, show._BLOCK_POINTS = 4 ** limit_power, 4 ** limit_power * 3
+        assert show.first_differences(a, b) == expected
     finally:
-        text._VECTOR_MAX, text._BLOCK_POINTS = old
+        show._VECTOR_MAX, show._BLOCK_POINTS = old
 
 
 column_texts = st.lists(ascii_texts | st.sampled_from(["a\x00b", "\x00", "", "é", "Ünïcode"]) | texts, max_size=30)
@@ -165,4 +166,4 @@ def test_the_explanations_window_is_the_snippet(s, at):
 
     at = min(at, len(s))
     if not (len(s) <= 20 and s.isprintable()):
-        assert _window(s, at) == text.snippet(s, at)
+        assert _window(s, at) == show.snippet(s, at)

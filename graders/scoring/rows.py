@@ -129,6 +129,29 @@ class Prepared:
     systems: tuple[str, ...]  # in file order
 
 
+class _Marks:
+    """Why each output of each record is left out: ``reason[i, j]`` (an index + 1 into
+    ``LEFT_OUT_REASONS``, 0 = kept), the first rows' notes per reason, and the records still
+    in play. A record keeps the first reason it is given."""
+
+    def __init__(self, n: int, k: int, records: np.ndarray) -> None:
+        self.reason = np.zeros((n, k), dtype=np.int8)
+        self.notes: dict[str, list[str]] = {}
+        self.records = records
+
+    def leave_out(self, name: str, mask: np.ndarray) -> None:
+        code = LEFT_OUT_REASONS.index(name) + 1
+        if mask.ndim == 1:
+            mask = mask[:, None]
+        self.reason[(self.reason == _NO_REASON) & mask] = code
+
+    def alive(self) -> np.ndarray:
+        return (self.reason == _NO_REASON).any(axis=1)
+
+    def note(self, name: str, text: str) -> None:
+        self.notes.setdefault(name, []).append(text)
+
+
 def prepare(
     file: ResultsFile,
     mapping: Mapping[str, str | None],
@@ -136,7 +159,10 @@ def prepare(
     needs_expected: bool,
     output_columns: Sequence[str] | None = None,
 ) -> Prepared:
-    """The rows to score, and the rows left out with their reasons."""
+    """The rows to score, and the rows left out with their reasons, in named steps: the
+    mapped columns, missing ids, outputs and expected answers, repeats, expected kinds and
+    references, per-row assertions, duplicate keys (last, so that a record is never the
+    duplicate of one left out for another reason), then the rows, record-major."""
     outputs = _check_mapping(file, mapping, needs_expected, output_columns)
     frame = file.frame
     n, k = len(frame), len(outputs)
@@ -151,72 +177,72 @@ def prepare(
         ids = np.array([str(r) for r in file.records], dtype=object)
     repeat, kinds, asserts, inputs = column("repeat"), column("expected_kind"), column("assert"), column("input")
     out = [frame[c].to_numpy(dtype=object) for c in outputs]
+    marks = _Marks(n, k, records)
+    _missing_cells(marks, ids, out, outputs, expected, needs_expected)
+    repeat_number, repeat_key, repeat_text = _repeats(marks, repeat, n)
+    exp_text, refs = _references(marks, expected, kinds, n, needs_expected)
+    assertions = _row_assertions(marks, asserts, n)
+    _duplicate_keys(marks, mapping, [ids] + [p for p in (_filled(version), repeat_key) if p is not None])
+    rows, system = _rows(marks, outputs, out, version, ids, repeat_text, repeat_number, refs, inputs, assertions,
+                         exp_text)
+    left_out = _left_out(file, marks.reason, records, k, marks.notes)
+    return Prepared(rows=rows, left_out=left_out, systems=tuple(pd.unique(system).tolist()))
 
-    # reason[i, j]: why output column j of record i is left out (index + 1), 0 = kept.
-    reason = np.zeros((n, k), dtype=np.int8)
-    notes: dict[str, list[str]] = {}
 
-    def leave_out(name: str, mask: np.ndarray) -> None:
-        code = LEFT_OUT_REASONS.index(name) + 1
-        if mask.ndim == 1:
-            mask = mask[:, None]
-        reason[(reason == _NO_REASON) & mask] = code
-
-    def alive() -> np.ndarray:
-        return (reason == _NO_REASON).any(axis=1)
-
-    leave_out("no id", _missing(ids))
+def _missing_cells(marks: _Marks, ids: np.ndarray, out: list[np.ndarray], outputs: Sequence[str],
+                   expected: np.ndarray | None, needs_expected: bool) -> None:
+    """No id, no output (per output column), no expected where a grader needs one."""
+    marks.leave_out("no id", _missing(ids))
     missing_out = np.column_stack([_missing(o) for o in out])
-    if k > 1:
-        for i in np.flatnonzero(missing_out.any(axis=1) & alive())[:_FIRST]:
+    if len(outputs) > 1:
+        for i in np.flatnonzero(missing_out.any(axis=1) & marks.alive())[:_FIRST]:
             gone = [c for c, m in zip(outputs, missing_out[i]) if m]
-            notes.setdefault("no output", []).append(f"row {records[i]} has no {' or '.join(gone)}")
-    leave_out("no output", missing_out)
+            marks.note("no output", f"row {marks.records[i]} has no {' or '.join(gone)}")
+    marks.leave_out("no output", missing_out)
     if needs_expected:
-        leave_out("no expected", _missing(expected))
+        marks.leave_out("no expected", _missing(expected))
 
-    # Repeats: parse each distinct cell once.
-    if repeat is not None:
-        r_codes, r_uniques = pd.factorize(repeat)
-        r_number = np.full(len(r_uniques) + 1, -1, dtype=np.int64)  # last slot: absent
-        r_key = np.empty(len(r_uniques) + 1, dtype=object)
-        r_key[-1] = "\x00"
-        huge: dict[int, int] = {}
-        for u, cell in enumerate(r_uniques):
-            m = _REPEAT.fullmatch(cell)
-            if m:
-                if len(m.group(1)) <= 18:
-                    r_number[u] = int(m.group(1))
-                else:  # past int64: the column holds Python ints (or, past the 4,300 digits
-                    # int() converts, the digits themselves: compared as keys, they still pair)
-                    huge[u] = int(m.group(1)) if len(m.group(1)) <= 4300 else m.group(1)
-                r_key[u] = m.group(1)
-            else:
-                r_key[u] = "\x00" + cell  # a bad repeat is compared as written
-        if huge:
-            r_number = r_number.astype(object)
-            for u, value in huge.items():
-                r_number[u] = value
-        repeat_number = r_number[r_codes]
-        repeat_key = r_key[r_codes]
-        bad_repeat = np.fromiter((k[0] == "\x00" for k in r_key), dtype=bool, count=len(r_key))[r_codes]
-        repeat_text = np.where(r_codes < 0, "", repeat).astype(object)
-    else:
-        repeat_number = np.zeros(n, dtype=np.int64)
-        repeat_key = None
-        repeat_text = np.full(n, "", dtype=object)
 
-    if repeat is not None:
-        bad = bad_repeat
-        for i in np.flatnonzero(bad & alive())[:_FIRST]:
-            cell = repeat[i]
-            notes.setdefault("bad repeat", []).append(
-                f"row {records[i]} has no repeat" if cell is None or cell == ""
-                else f"row {records[i]} has the repeat {cell!r}, not a whole number >= 0"
-            )
-        leave_out("bad repeat", bad)
+def _repeats(marks: _Marks, repeat: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Each record's repeat as a number, as a key for pairing (None without a repeat
+    column) and as written; a repeat that is not a whole number >= 0 is left out. Each
+    distinct cell is parsed once."""
+    if repeat is None:
+        return np.zeros(n, dtype=np.int64), None, np.full(n, "", dtype=object)
+    r_codes, r_uniques = pd.factorize(repeat)
+    r_number = np.full(len(r_uniques) + 1, -1, dtype=np.int64)  # last slot: absent
+    r_key = np.empty(len(r_uniques) + 1, dtype=object)
+    r_key[-1] = "\x00"
+    huge: dict[int, int] = {}
+    for u, cell in enumerate(r_uniques):
+        m = _REPEAT.fullmatch(cell)
+        if m:
+            if len(m.group(1)) <= 18:
+                r_number[u] = int(m.group(1))
+            else:  # past int64: the column holds Python ints (or, past the 4,300 digits
+                # int() converts, the digits themselves: compared as keys, they still pair)
+                huge[u] = int(m.group(1)) if len(m.group(1)) <= 4300 else m.group(1)
+            r_key[u] = m.group(1)
+        else:
+            r_key[u] = "\x00" + cell  # a bad repeat is compared as written
+    if huge:
+        r_number = r_number.astype(object)
+        for u, value in huge.items():
+            r_number[u] = value
+    bad = np.fromiter((key[0] == "\x00" for key in r_key), dtype=bool, count=len(r_key))[r_codes]
+    for i in np.flatnonzero(bad & marks.alive())[:_FIRST]:
+        cell = repeat[i]
+        marks.note("bad repeat", f"row {marks.records[i]} has no repeat" if cell is None or cell == ""
+                   else f"row {marks.records[i]} has the repeat {cell!r}, not a whole number >= 0")
+    marks.leave_out("bad repeat", bad)
+    return r_number[r_codes], r_key[r_codes], np.where(r_codes < 0, "", repeat).astype(object)
 
-    # Expected kinds and refs.
+
+def _references(marks: _Marks, expected: np.ndarray | None, kinds: np.ndarray | None, n: int,
+                needs_expected: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each record's expected text and references: one for ``exact`` and ``label``, the JSON
+    array's for ``any-of``; an unknown kind or a malformed any-of is left out where a grader
+    needs the expected answer."""
     exp_text = _filled(expected) if expected is not None else np.full(n, "", dtype=object)
     kind = np.zeros(n, dtype=np.int8)  # index into EXPECTED_KINDS, -1 unknown
     if kinds is not None:
@@ -231,14 +257,13 @@ def prepare(
         refs[single] = np.fromiter(zip(exp_text[single]), dtype=object, count=int(single.sum()))
     if needs_expected:
         unknown = kind < 0
-        for i in np.flatnonzero(unknown & alive())[:_FIRST]:
-            notes.setdefault("unknown expected kind", []).append(
-                f"row {records[i]} has the expected kind {kinds[i]!r}; use {', '.join(EXPECTED_KINDS)}"
-            )
-        leave_out("unknown expected kind", unknown)
+        for i in np.flatnonzero(unknown & marks.alive())[:_FIRST]:
+            marks.note("unknown expected kind", f"row {marks.records[i]} has the expected kind {kinds[i]!r}; "
+                                                f"use {', '.join(EXPECTED_KINDS)}")
+        marks.leave_out("unknown expected kind", unknown)
     any_of = has_exp & (kind == EXPECTED_KINDS.index("any-of"))
     if needs_expected:
-        any_of &= alive()
+        any_of &= marks.alive()
     rows_any = np.flatnonzero(any_of)
     if len(rows_any):
         ok, values, problems = _parse_unique(exp_text[rows_any], _any_of)
@@ -246,46 +271,60 @@ def prepare(
         if needs_expected:
             bad_at = np.flatnonzero(~ok)
             if len(bad_at):
-                notes["bad any-of expected"] = [f"row {records[rows_any[j]]}: {problems[j]}" for j in bad_at[:_FIRST]]
-                leave_out("bad any-of expected", _mask(n, rows_any[bad_at]))
+                marks.notes["bad any-of expected"] = [f"row {marks.records[rows_any[j]]}: {problems[j]}"
+                                                      for j in bad_at[:_FIRST]]
+                marks.leave_out("bad any-of expected", _mask(n, rows_any[bad_at]))
+    return exp_text, refs
 
-    # Per-row assertions.
+
+def _row_assertions(marks: _Marks, asserts: np.ndarray | None, n: int) -> np.ndarray:
+    """Each record's parsed assertions (a tuple, () for none); malformed ones are left out."""
     assertions = np.empty(n, dtype=object)
     assertions.fill(())
-    if asserts is not None:
-        problem: dict[int, str] = {}
-        bad = np.zeros(n, dtype=bool)
-        rows_a = np.flatnonzero(~_missing(asserts) & alive())
-        if len(rows_a):
-            ok, values, problems = _parse_unique(asserts[rows_a], _assertions)
-            assertions[rows_a[ok]] = values[ok]
-            bad[rows_a[~ok]] = True
-            for j in np.flatnonzero(~ok)[:_FIRST]:
-                problem[int(rows_a[j])] = problems[j]
-        if problem:
-            notes["malformed assertions"] = [f"row {records[i]}: {problem[i]}" for i in sorted(problem)[:_FIRST]]
-        leave_out("malformed assertions", bad)
+    if asserts is None:
+        return assertions
+    problem: dict[int, str] = {}
+    bad = np.zeros(n, dtype=bool)
+    rows_a = np.flatnonzero(~_missing(asserts) & marks.alive())
+    if len(rows_a):
+        ok, values, problems = _parse_unique(asserts[rows_a], _assertions)
+        assertions[rows_a[ok]] = values[ok]
+        bad[rows_a[~ok]] = True
+        for j in np.flatnonzero(~ok)[:_FIRST]:
+            problem[int(rows_a[j])] = problems[j]
+    if problem:
+        marks.notes["malformed assertions"] = [f"row {marks.records[i]}: {problem[i]}" for i in sorted(problem)[:_FIRST]]
+    marks.leave_out("malformed assertions", bad)
+    return assertions
 
-    # Duplicate keys, among the records still in play: checked last, so that a record is
-    # never the duplicate of one left out for another reason (which would lose the case).
-    live = np.flatnonzero(alive())
-    if len(live):
-        parts = [ids[live]] + [p[live] for p in (_filled(version), repeat_key) if p is not None]
-        codes = group_codes(parts)
-        running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
-        first_seen = codes > running  # codes number groups in order of first appearance
-        dup = np.flatnonzero(~first_seen)
-        if len(dup):
-            first_of_group = live[np.flatnonzero(first_seen)]
-            what = _key_phrase(mapping)
-            notes["duplicate key"] = [
-                f"row {records[live[d]]} has the same {what} as row {records[first_of_group[codes[d]]]}"
-                for d in dup[:_FIRST]
-            ]
-            leave_out("duplicate key", _mask(n, live[dup]))
 
-    # The rows: record-major, output columns in order.
-    keep_flat = np.flatnonzero(reason.ravel() == _NO_REASON)
+def _duplicate_keys(marks: _Marks, mapping: Mapping[str, str | None], key_parts: list[np.ndarray]) -> None:
+    """A record whose key (id, version, repeat) an earlier record still in play has is left
+    out, naming that first record."""
+    live = np.flatnonzero(marks.alive())
+    if not len(live):
+        return
+    codes = group_codes([p[live] for p in key_parts])
+    running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
+    first_seen = codes > running  # codes number groups in order of first appearance
+    dup = np.flatnonzero(~first_seen)
+    if len(dup):
+        first_of_group = live[np.flatnonzero(first_seen)]
+        what = _key_phrase(mapping)
+        marks.notes["duplicate key"] = [
+            f"row {marks.records[live[d]]} has the same {what} as row {marks.records[first_of_group[codes[d]]]}"
+            for d in dup[:_FIRST]
+        ]
+        marks.leave_out("duplicate key", _mask(len(marks.reason), live[dup]))
+
+
+def _rows(marks: _Marks, outputs: Sequence[str], out: list[np.ndarray], version: np.ndarray | None,
+          ids: np.ndarray, repeat_text: np.ndarray, repeat_number: np.ndarray, refs: np.ndarray,
+          inputs: np.ndarray | None, assertions: np.ndarray, exp_text: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows kept, record-major with the output columns in order, and their systems: the
+    version (with ``/output_b`` for a second output), or the output column's name."""
+    k = len(outputs)
+    keep_flat = np.flatnonzero(marks.reason.ravel() == _NO_REASON)
     rec, slot = keep_flat // k, keep_flat % k
     if version is None:
         names = np.array(outputs, dtype=object)
@@ -323,12 +362,9 @@ def prepare(
         dtype=object,  # plain str cells, not pandas' inferred string dtype
         copy=False,  # one block per column: no 2-D copy of a million objects
     )
-    rows.insert(0, "record", records[rec])
+    rows.insert(0, "record", marks.records[rec])
     rows.insert(len(rows.columns) - 1, "repeat_number", repeat_number[rec])
-    rows = rows[list(ROW_COLUMNS)]
-
-    left_out = _left_out(file, reason, records, k, notes)
-    return Prepared(rows=rows, left_out=left_out, systems=tuple(pd.unique(system).tolist()))
+    return rows[list(ROW_COLUMNS)], system
 
 
 # --------------------------------------------------------------------------- helpers

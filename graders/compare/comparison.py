@@ -5,10 +5,13 @@ after them) or a long file with a version column (two versions chosen, paired on
 (id, repeat)). Both sides are scored with the same configuration; per metric (each
 grader, and the overall row when on) the pairs where both sides have a score give mean
 A, mean B, wins (A higher), losses, ties, the paired mean difference A − B with a
-seeded bootstrap 95% interval (whole cases resampled when there are repeats), a p-value
-(exact McNemar for pass-or-fail graders, a sign-flip test otherwise), Holm-adjusted
-across the metrics, and the minimum detectable difference at this n. Cases present on
-one side only are counted and listed, never dropped silently.
+95% interval (Tango's score interval for pass-or-fail graders, Rao-Scott adjusted with
+repeats; a bootstrap one for continuous graders, resampling whole cases with repeats), a
+p-value (exact McNemar for pass-or-fail graders, a sign-flip test otherwise),
+Holm-adjusted across the primary metrics (``families``), and the minimum detectable
+difference at this n and the level each metric is tested at. Cases present on one side
+only are counted and listed, never dropped silently. A and B of a long file are its first
+two versions in file order (rows left out included), unless chosen.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from graders.compare.corpus import CORPUS_METRICS, corpus_lines, paired_corpus
+from graders.compare.families import ALPHA, FamilyError, HolmFamilies, holm_families
 from graders.compare.words import verdict_words
 from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.pipeline import resolve_mapping
@@ -31,7 +36,7 @@ from graders.scoring.output import spreadsheet_cell, write_csv
 from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
 from graders.scoring.summary import summarize, unknown_assertion_kinds
-from graders.stats import PairedSummary, holm_adjust, summarize_pairs
+from graders.stats import PairedSummary, summarize_pairs
 from graders.text.show import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
@@ -50,12 +55,18 @@ class MetricComparison:
     stats: PairedSummary
     p_holm: float | None
     words: str
+    holm: str = "holm"  # "holm" (in the Holm family), "alone" (overall) or "unadjusted"
 
     def to_dict(self) -> dict[str, Any]:
         s = self.stats
 
         def num(x: Any) -> Any:
             return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
+
+        def design(d: Any) -> Any:
+            return None if d is None else {"cases": d.cases, "design_effect": num(d.design_effect),
+                                           "icc": num(d.icc), "design_effect_used": d.used,
+                                           "effective_cases": d.rows / d.divisor}
 
         return {
             "binary": self.binary, "n": s.n, "n_cases": s.n_cases, "dropped": s.dropped,
@@ -65,8 +76,12 @@ class MetricComparison:
             "clustered": s.clustered, "resamples": s.resamples,
             "pass_rate_a": num(s.pass_rate_a), "pass_rate_a_ci95": list(s.pass_rate_a_ci) if s.pass_rate_a_ci else None,
             "pass_rate_b": num(s.pass_rate_b), "pass_rate_b_ci95": list(s.pass_rate_b_ci) if s.pass_rate_b_ci else None,
+            "pass_rate_a_design": design(s.pass_rate_a_design), "pass_rate_b_design": design(s.pass_rate_b_design),
+            "ci_method": s.ci_method, "design_effect": num(s.design_effect),
+            "min_detectable_difference_alpha": s.mdd_alpha,
             "mcnemar_b": s.b, "mcnemar_c": s.c, "p_value": num(s.p_value), "p_method": s.p_method,
-            "p_holm": num(self.p_holm), "verdict": self.words,
+            "p_flips": s.p_flips or None, "p_mc_error": num(s.p_mc_error), "p_undecided_at": s.p_undecided,
+            "holm": self.holm, "p_holm": num(self.p_holm), "verdict": self.words,
         }
 
 
@@ -85,19 +100,34 @@ class Comparison:
     settings: Mapping[str, Any] = field(default_factory=dict)
     # BLEU's and chrF's corpus statistics per (scorer, system), as scoring summed them
     statistics: Mapping[tuple[str, str], Any] = field(default_factory=dict)
+    families: HolmFamilies | None = None  # which metrics Holm's adjustment ran over
+    sides: str = ""  # how A and B were chosen
+    paired_corpus: Mapping[str, Any] = field(default_factory=dict)  # corpus BLEU / chrF, paired bootstrap
 
     def worse_beyond_interval(self, name: str) -> bool:
         """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
         s = self.metrics[name].stats
         return s.n > 0 and math.isfinite(s.ci_high) and s.ci_high < 0
 
-    def worse(self, name: str, alpha: float = 0.05) -> bool:
+    def worse(self, name: str, alpha: float = ALPHA, p: float | None = None) -> bool:
         """A is worse than B on ``name`` beyond noise, as the verdict words it: the 95%
-        interval of A − B below 0 and the Holm-adjusted p below ``alpha``. The interval
-        alone is not enough: when every pair differs the same way it has no width, even
-        on two cases (p = 0.5)."""
-        p = self.metrics[name].p_holm
+        interval of A − B below 0 and the p-value below ``alpha`` (``p``, else the metric's
+        Holm-adjusted p, else for a metric outside the family its unadjusted p). The
+        interval alone is not enough: when every pair differs the same way it may have
+        no width, even on two cases (p = 0.5)."""
+        m = self.metrics[name]
+        if p is None:
+            p = m.p_holm if m.holm != "unadjusted" else m.stats.p_value
         return self.worse_beyond_interval(name) and p is not None and math.isfinite(p) and p < alpha
+
+    def gate_pvalues(self, names: Sequence[str]) -> dict[str, float | None]:
+        """The p-values gates on ``names`` read: Holm-adjusted across the gated graders
+        (``overall`` on its own), which is ``p_holm`` when they were the primary metrics."""
+        try:
+            family = holm_families(list(self.metrics), names)
+        except FamilyError as e:
+            raise CompareError(str(e)) from None
+        return family.adjust({n: m.stats.p_value for n, m in self.metrics.items()})
 
     def fail_if_worse(self, names: Sequence[str]) -> list[str]:
         """The ``--fail-if-worse`` gates that trip, one line each (empty: none does).
@@ -108,13 +138,16 @@ class Comparison:
             if name not in self.metrics:
                 raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; "
                                    f"compared: {', '.join(self.metrics) or 'none'}")
+        adjusted = self.gate_pvalues(names)
         tripped = []
-        for name in names:
+        for name in dict.fromkeys(names):
             m = self.metrics[name]
+            p = adjusted[name]
             if m.stats.n == 0:
                 tripped.append(f"no pair has a {name} score on both sides, so A cannot be shown not to be worse")
-            elif self.worse(name):
-                tripped.append(f"A is worse than B on {name} beyond the 95% interval (Holm p = {m.p_holm:.2g})")
+            elif self.worse(name, p=p):
+                label = "p" if name == "overall" else "Holm p"
+                tripped.append(f"A is worse than B on {name} beyond the 95% interval ({label} = {p:.2g})")
         return tripped
 
     def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
@@ -142,12 +175,14 @@ class Comparison:
         grader graded, passed, failed, …}, ``corpus`` BLEU and chrF, ``unknown_assertions``."""
         scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
         graders = tuple(n for n in self.metrics if n != "overall")
-        sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics))
+        sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics) or None)
         return {
-            "a": self.label_a, "b": self.label_b, "source": self.source,
+            "a": self.label_a, "b": self.label_b, "source": self.source, "sides": self.sides,
             "resamples": self.resamples, "seed": self.seed,
             "clustered": any(m.stats.clustered for m in self.metrics.values()),
+            "holm": self.families.to_dict() if self.families is not None else None,
             "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
+            "corpus_paired": dict(self.paired_corpus),
             "graders": {side: sides["systems"].get(side, {}) for side in (self.label_a, self.label_b)},
             "corpus": sides["corpus"],
             "unknown_assertions": sides["unknown_assertions"],
@@ -157,10 +192,11 @@ class Comparison:
         }
 
     def report(self) -> str:
-        lines = [f"A = {self.label_a}, B = {self.label_b} ({self.source} file)"]
+        lines = [f"A = {self.label_a}, B = {self.label_b} ({self.source} file{'; ' if self.sides else ''}{self.sides})"]
         clustered = any(m.stats.clustered for m in self.metrics.values())
         if clustered:
-            lines.append("Repeats found: intervals resample whole cases (cluster bootstrap).")
+            lines.append("Repeats found: whole cases are resampled and flipped together, pass-or-fail intervals are "
+                         "Rao-Scott adjusted, and each side's pass rate is clustered by case.")
         for name, m in self.metrics.items():
             s = m.stats
             lines.append(f"  {name:<12} n {s.n:>6}  A {s.mean_a:.4f}  B {s.mean_b:.4f}  "
@@ -173,6 +209,10 @@ class Comparison:
                 lines.append(f"  {count} {'row' if count == 1 else 'rows'} only in {who}: "
                              f"{', '.join(quoted_name(k) for k in self.unpaired[side]['keys'])}{more}")
         lines += self.prepared.left_out.lines()
+        f = self.families
+        if f is not None and (len(f.family) > 1 or f.alone or f.unadjusted):
+            lines.append(f.line())
+        lines += corpus_lines(self.paired_corpus)
         scorers = self.scored["scorer"].unique()
         if any(str(x).startswith("assert:") for x in scorers):
             lines.append("Per-row assertions are scored on each side (the summary's graders), not compared.")
@@ -212,8 +252,22 @@ def _left_out_phrase(prepared: Prepared) -> str:
     return f" ({lo.total} {'row' if lo.total == 1 else 'rows'} left out: {reasons})"
 
 
-def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None) -> tuple[str, str, str]:
-    """(A label, B label, source) from the mapping and the versions of the rows kept."""
+def file_versions(file: ResultsFile, mapping: Mapping[str, str | None]) -> list[str] | None:
+    """A long file's versions in file order, rows that will be left out included (a
+    missing cell is the version ""), or None without a version column."""
+    column = mapping.get("version")
+    if not column or mapping.get("output_b") or column not in file.frame.columns:
+        return None
+    values = file.frame[column].to_numpy(dtype=object)
+    values = np.where(np.equal(values, None), "", values)
+    return [str(v) for v in pd.unique(values)]
+
+
+def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_a: str | None, version_b: str | None,
+                 versions_in_file: Sequence[str] | None = None) -> tuple[str, str, str, str]:
+    """(A label, B label, source, how they were chosen) from the mapping and the versions:
+    a long file's first two versions in file order (``versions_in_file``, rows left out
+    included; without it, those of the rows kept), unless ``version_a``/``version_b`` choose."""
     if mapping.get("output_b"):
         if not mapping.get("output"):
             raise CompareError(f"a wide file needs an output column for A beside {mapping['output_b']!r} for B; "
@@ -221,16 +275,17 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
         if version_a or version_b:
             raise CompareError("--a/--b choose versions of a long file; this file is wide (output and output_b)")
         a, b = mapping["output"], mapping["output_b"]
-        return str(a), str(b), "wide"
-    versions = list(prepared.systems)
+        return str(a), str(b), "wide", "A is the output column, B the output_b column"
+    kept = list(prepared.systems)
     if not mapping.get("version"):
         raise CompareError("compare needs two outputs: an output_b column (wide file) or a version column with two versions (long file)")
     if not mapping.get("id"):
         raise CompareError("a long file pairs its two versions on (id, repeat), and no column is mapped to id; "
                            "map one, or put the two outputs side by side (output and output_b)")
-    if not versions:
+    if not kept:
         raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
-    # the versions of the rows kept: a version whose rows were all left out is not among them
+    versions = list(versions_in_file) if versions_in_file is not None else kept
+    versions += [v for v in kept if v not in versions]
     have = f"the file has: {_version_names(versions)}{_left_out_phrase(prepared)}"
     if version_a or version_b:
         for v in (version_a, version_b):
@@ -240,12 +295,20 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
                 raise CompareError(f"unknown version {v!r}; {have}")
         if version_a == version_b:
             raise CompareError("A and B are the same version; choose two different ones")
-        return str(version_a), str(version_b), "long"
-    if len(versions) < 2:
-        raise CompareError(f"the file has only one version ({_version_names(versions)}){_left_out_phrase(prepared)}; compare needs two")
-    if len(versions) > 2:
-        raise CompareError(f"the file has {len(versions)} versions ({_version_names(versions)}); choose two with --a and --b")
-    return str(versions[0]), str(versions[1]), "long"
+        a, b, how = str(version_a), str(version_b), "A and B as given (--a and --b, or two files in order)"
+    else:
+        if len(versions) < 2:
+            raise CompareError(f"the file has only one version ({_version_names(versions)}){_left_out_phrase(prepared)}; compare needs two")
+        if len(versions) > 2:
+            raise CompareError(f"the file has {len(versions)} versions ({_version_names(versions)}); choose two with --a and --b")
+        a, b = str(versions[0]), str(versions[1])
+        how = ("A and B are the file's two versions in file order" if versions_in_file is not None
+               else "A and B are the two versions in the order of the rows kept")
+    for v in (a, b):
+        if v not in kept:
+            raise CompareError(f"every row of version {_version_names([v])} was left out{_left_out_phrase(prepared)}; "
+                               "compare needs rows of both versions")
+    return a, b, "long", how
 
 
 def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
@@ -330,15 +393,18 @@ def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b:
 def compare_prepared(
     prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
     version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
-    start_method: str = "fork",
+    start_method: str = "fork", primary: Sequence[str] | None = None, versions_in_file: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
     ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit);
-    ``resamples``, ``seed`` and ``workers`` checked as ``scoring.limits`` says."""
+    ``resamples``, ``seed`` and ``workers`` checked as ``scoring.limits`` says.
+    ``primary``: the metrics Holm's adjustment runs over (``families.holm_families``;
+    None: every grader). ``versions_in_file``: a long file's versions in file order, rows
+    left out included (``file_versions``), of which A and B are the first two."""
     resamples, seed, workers = check_resamples(resamples), check_seed(seed), check_workers(workers)
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
-    a, b, source = choose_sides(prepared, mapping, version_a, version_b)
+    a, b, source, sides = choose_sides(prepared, mapping, version_a, version_b, versions_in_file)
     if source == "wide":
         prepared = _wide_rows(prepared, mapping, a, b)
     rows = prepared.rows[prepared.rows["system"].isin([a, b])]
@@ -348,21 +414,28 @@ def compare_prepared(
         raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
     # Details stay in the workers: no comparison figure reads them, and pickling them back costs
     # more than scoring (BLEU's and chrF's travel summed, and are not read either).
-    statistics: dict = {}
+    # BLEU's and chrF's come back per row when they are run: the paired corpus bootstrap reads them.
+    corpus = any(name in CORPUS_METRICS for name in config.grader_names)
+    statistics: dict | None = None if corpus else {}
     scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics=statistics)
     return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed,
-                          statistics=statistics)
+                          statistics=statistics, primary=primary, sides=sides)
 
 
 def compare_scored(
     scored: pd.DataFrame, rows: pd.DataFrame, prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None],
     a: str, b: str, source: str, *, resamples: int = 2000, seed: int = 0,
-    statistics: Mapping[tuple[str, str], Any] | None = None,
+    statistics: Mapping[tuple[str, str], Any] | None = None, primary: Sequence[str] | None = None, sides: str = "",
 ) -> Comparison:
     """The comparison figures from already scored rows of systems ``a`` and ``b``;
     ``statistics``: BLEU's and chrF's corpus sums as scoring filled them (the summary's
-    corpus figures)."""
+    corpus figures; None: the summary sums the rows' details). ``primary``: as in
+    ``compare_prepared``; ``sides``: how A and B were chosen, for the report."""
     scorers = list(config.grader_names) + (["overall"] if config.overall else [])
+    try:
+        families = holm_families(scorers, primary)
+    except FamilyError as e:
+        raise CompareError(str(e)) from None
     pairs = _pair(scored, a, b, scorers, source)
     if "version" in rows.columns:  # a wide file with versions: which version each pair is
         version_of = dict(zip(rows["record"], rows["version"]))
@@ -392,36 +465,46 @@ def compare_scored(
         keys[name] = at
     # Every scorer has a row per case on each side, in the same order: one call draws the
     # resamples once for all metrics. Repeats: whole cases are resampled (cluster bootstrap).
+    sizes = {name: families.size(name) for name in scorers}
     first = case_codes[keys[scorers[0]]]
     if all(np.array_equal(case_codes[at], first) for at in keys.values()):
         clusters = item_codes[keys[scorers[0]]]
-        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed)
+        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed, family_sizes=sizes,
+                                  alpha=ALPHA)
     else:  # pragma: no cover - defensive: align per metric
         results = {}
         for name in scorers:
             clusters = item_codes[keys[name]]
-            results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed))
+            results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed,
+                                           family_sizes=sizes, alpha=ALPHA))
     if all(results[name].n == 0 for name in scorers):
         graders = ", ".join(scorers)
         raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
                            f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
-    adjusted = holm_adjust([None if not math.isfinite(results[n].p_value) else results[n].p_value for n in scorers])
+    adjusted = families.adjust({n: results[n].p_value for n in scorers})
     metrics = {}
-    for name, p_adj in zip(scorers, adjusted):
+    for name in scorers:
         binary = name == "overall" or get_spec(name).binary
-        metrics[name] = MetricComparison(name, binary, results[name], p_adj, verdict_words(results[name], p_adj))
+        role = families.role(name)
+        words = verdict_words(results[name], adjusted[name] if role == "holm" else None, unadjusted=role == "unadjusted")
+        metrics[name] = MetricComparison(name, binary, results[name], adjusted[name], words, role)
+    corpus = paired_corpus(scored, pairs, rows, config, a, b, item_codes, resamples=resamples, seed=seed)
     return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
-                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}))
+                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}), families, sides,
+                      corpus)
 
 
 def compare_file(
     file: ResultsFile | str | os.PathLike[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
     mapping: Mapping[str, str | None] | None = None, version_a: str | None = None, version_b: str | None = None,
     resamples: int = 2000, seed: int = 0, workers: int | None = None, start_method: str = "fork",
+    primary: Sequence[str] | None = None,
 ) -> Comparison:
     """Map, prepare and compare a results file (see the module docstring): ``file`` as
     ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
-    dict, or the path of its JSON file."""
+    dict, or the path of its JSON file. ``primary``: the metrics Holm's adjustment runs
+    over (the command line passes its ``--fail-if-worse`` graders; None: every grader). A
+    long file's A and B are its first two versions in file order, rows left out included."""
     from graders.scoring.rows import MappingError
 
     if isinstance(file, (str, os.PathLike)):
@@ -435,7 +518,8 @@ def compare_file(
     except MappingError as e:
         raise CompareError(str(e)) from None
     return compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
-                            resamples=resamples, seed=seed, workers=workers, start_method=start_method)
+                            resamples=resamples, seed=seed, workers=workers, start_method=start_method,
+                            primary=primary, versions_in_file=file_versions(file, mapping))
 
 
 def comparison_columns(result: Comparison) -> list[str]:

@@ -6,6 +6,10 @@ import math
 
 from graders.stats.paired import PairedSummary
 
+# Below this many cases a continuous grader's bootstrap interval covers less often than it
+# says (bench/coverage_sim.py: about 90% for a nominal 95% at 12 cases, 93% at 20).
+FEW_CASES = 40
+
 
 def plain_digits(x: float, *, min_places: int = 0) -> str:
     """``x`` (>= 0) to two significant digits, never in exponent form (100, not 1e+02;
@@ -30,11 +34,15 @@ def _cases(n: int) -> str:
     return "one case" if n == 1 else f"{n:,} cases"
 
 
-def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, alpha: float = 0.05) -> str:
+def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, alpha: float = 0.05,
+                  unadjusted: bool = False) -> str:
     """A short plain-English reading of ``summary`` for the dashboard.
 
-    ``adjusted_p`` is this metric's Holm-adjusted p-value (``holm_adjust`` over the metrics
-    on screen); without it the unadjusted ``summary.p_value`` is used and called "p".
+    ``adjusted_p`` is this metric's Holm-adjusted p-value (``holm_adjust`` over its Holm
+    family); without it the unadjusted ``summary.p_value`` is used and called "p", or
+    "p …, unadjusted" when ``unadjusted`` (a metric outside the Holm family). The minimum
+    detectable difference is read at the level the metric is tested at
+    (``summary.mdd_alpha``), which is named when it is below ``alpha``.
     A difference is called unlikely to be noise when that p-value is below ``alpha`` and
     the interval excludes 0. Pass-or-fail metrics are read in pass-rate points.
     """
@@ -62,6 +70,8 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
     places = (1 if s.binary else 3) if flat else _decimals((high - low) / 2)
     level = f"{s.confidence:.0%} CI"
     note = f" Each case's repeats were resampled together ({cases}, {s.n:,} rows)." if s.clustered else ""
+    if not s.binary and s.n_cases < FEW_CASES and not flat:  # bench/coverage_sim.py: about 90% at 12 cases
+        note += f" With fewer than {FEW_CASES} cases a bootstrap interval covers the truth less often than {level} says."
 
     def interval(lo: float, hi: float) -> str:
         if flat:  # not a measured certainty: the cases gave no spread to resample
@@ -79,7 +89,7 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
     else:
         lead = f"B is higher by {-diff:.{places}f} ({interval(-high, -low)})"
     excludes_zero = low > 0 or high < 0
-    p_text = "" if math.isnan(p) else f"{label}{_p_words(p)}"
+    p_text = "" if math.isnan(p) else f"{label}{_p_words(p)}{', unadjusted' if unadjusted else ''}"
     if p_text and p < alpha:
         if excludes_zero:
             return f"{lead}; unlikely to be noise ({p_text}).{note}"
@@ -92,9 +102,11 @@ def verdict_words(summary: PairedSummary, adjusted_p: float | None = None, *, al
     words = (f"No detectable difference: A minus B is {diff:.{places}f}{unit}, {interval(low, high)}, "
              f"which includes 0{f' ({p_text})' if p_text else ''}")
     if math.isfinite(s.mdd):
+        level = f" at the level it is tested at, {s.mdd_alpha:.2g}" if s.mdd_alpha < alpha * (1 - 1e-9) else ""
         if s.mdd >= 1.0:  # beyond the largest possible difference of scores in [0, 1]
             largest = "100 points" if s.binary else "the largest possible, 1"
-            words += f"; with {cases} not even a change of {largest} could be detected reliably"
+            words += f"; with {cases} not even a change of {largest} could be detected reliably{level}"
         else:
-            words += f"; with {cases} a change smaller than {plain_digits(s.mdd * scale)}{unit} could not be detected reliably"
+            words += (f"; with {cases} a change smaller than {plain_digits(s.mdd * scale)}{unit} could not be "
+                      f"detected reliably{level}")
     return f"{words}.{note}"

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from graders.result import STATUSES
+from graders.stats.binary import clustered_pass_rate
 from graders.stats.intervals import wilson_interval
 
 
@@ -356,11 +357,16 @@ def summarize(
     ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
     cols = _Columns(scored, None if config is None else extracting_graders(config))
     overall = cols.by_scorer()
+    cases = repeat_cases(scored, rows, cols)  # with repeats: pass rates clustered by case (issue 34)
+    if cases is not None:
+        clustered_rates(overall, cols.scorers, cols, cases)
     by_system = cols.systems()
     if len(by_system) == 1:  # one system: its figures are the overall ones
         systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
     else:
         systems = {str(name): cols.by_scorer(at) for name, at in by_system.items()}
+        for name, at in by_system.items() if cases is not None else ():
+            clustered_rates(systems[str(name)], positions_by_code(cols.scorer_codes, cols.scorer_names, at), cols, cases)
     return {
         "cases": int(len(rows)),
         "graders": overall,
@@ -371,6 +377,49 @@ def summarize(
                                else unknown_assertion_kinds(scored, list(cols.scorers))),
         "config": dict(config or {}),
     }
+
+
+def repeat_cases(scored: "pd.DataFrame | Tally", rows: pd.DataFrame, cols: _Columns) -> np.ndarray | None:
+    """Each scored row's case, a code of its (system, item), when some case repeats among
+    ``rows``; else None. A ``Tally`` holds no items: each row's scored rows follow one
+    another, its first scorer's first, so a running count of that scorer finds the row
+    (checked against the systems; None when it does not hold)."""
+    from graders.scoring.rows import group_codes
+
+    if not len(rows) or not (rows["repeat"].to_numpy(dtype=object) != "").any():
+        return None
+    row_cases = group_codes([rows["system"].to_numpy(dtype=object), rows["item"].to_numpy(dtype=object)])
+    if int(row_cases.max()) + 1 == len(rows):  # every case once
+        return None
+    if not isinstance(scored, Tally):
+        return group_codes([scored["system"].to_numpy(dtype=object), scored["item"].to_numpy(dtype=object)])
+    if not len(cols.scorer_codes):
+        return None
+    at = np.cumsum(cols.scorer_codes == cols.scorer_codes[0]) - 1
+    row_systems, _ = factorized(rows["system"].to_numpy(dtype=object))
+    if at[-1] != len(rows) - 1 or not np.array_equal(row_systems[at], cols.system_codes):
+        return None
+    return row_cases[at]
+
+
+def clustered_rates(figures: dict[str, dict[str, Any]], groups: Mapping[Any, np.ndarray], cols: _Columns,
+                    cases: np.ndarray) -> None:
+    """Each scorer's pass-rate interval in ``figures`` clustered by case where its decided
+    rows (``groups``' positions) repeat a case: Wilson at n / design effect
+    (``stats.binary.clustered_pass_rate``), with the design effect and ICC beside it."""
+    codes = {name: cols.status_names.index(name) if name in cols.status_names else -2 for name in ("pass", "fail")}
+    for name, at in groups.items():
+        st = figures.get(str(name))
+        status = cols.status_codes[at]
+        decided = at[(status == codes["pass"]) | (status == codes["fail"])]
+        if st is None or not len(decided) or len(np.unique(cases[decided])) == len(decided):
+            continue
+        rate = clustered_pass_rate(cols.status_codes[decided] == codes["pass"], cases[decided])
+        d = rate.design
+        st["pass_rate_ci95"] = [rate.low, rate.high]
+        st["pass_rate_clustered"] = {"cases": d.cases, "design_effect": d.design_effect, "icc": d.icc,
+                                     "design_effect_used": d.used, "effective_cases": d.rows / d.divisor,
+                                     "method": rate.method}
 
 
 def extracting_graders(config: Mapping[str, Any] | None) -> list[str]:
@@ -404,7 +453,11 @@ def report_text(summary: Mapping[str, Any]) -> str:
             if scorer.startswith("assert:"):
                 continue
             rate = "" if st["pass_rate"] is None else (
-                f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]")
+                f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
+                + ("" if "pass_rate_clustered" not in st else
+                   f" (clustered by case: {st['pass_rate_clustered']['cases']} cases, "
+                   f"design effect {st['pass_rate_clustered']['design_effect_used']:.2f}, "
+                   f"as {st['pass_rate_clustered']['effective_cases']:.1f} independent cases)"))
             mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
             no_answer = "" if "no_answer" not in st else f" (no answer {st['no_answer']})"
             lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6}{no_answer} not judged "

@@ -40,15 +40,19 @@ def resample_indices(n_units: int, resamples: int, seed: int) -> Iterator[tuple[
         yield start, rng.integers(0, n_units, size=(min(step, resamples - start), n_units))
 
 
-def sign_flip_bits(n_units: int, resamples: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+def sign_flip_bits(n_units: int, resamples: int, seed: int, start: int = 0) -> Iterator[tuple[int, np.ndarray]]:
     """The sign-flip draws, as (first row, rows) chunks of a resamples x n_units 0/1 matrix.
 
     Bit 1 keeps a unit's difference, bit 0 flips it. Row r is the low n_units bits
     (little-endian) of ceil(n_units / 64) raw 64-bit words from
     ``PCG64(SeedSequence(seed, spawn_key=(1,)))``; chunking does not change the draws.
+    ``start``: the rows from ``start`` on (the stream advanced past the rows before it),
+    so that more flips continue the same sequence; the first row yielded is numbered 0.
     """
     bitgen = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1,)))
     words = -(-n_units // 64)
+    if start:
+        bitgen.advance(start * words)
     step = max(1, _CHUNK // max(64 * words, 1))
     for start in range(0, resamples, step):
         rows = min(step, resamples - start)

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from graders.stats.bootstrap import _bootstrap_means, _check_resamples, _large, _percentile_interval, _units
+from graders.stats.bca import intervals_by
+from graders.stats.binary import RateDesign, clustered_pass_rate, paired_rate_interval
+from graders.stats.bootstrap import _bootstrap_means, _check_resamples, _large, _units
 from graders.stats.intervals import (
     _check_confidence,
     mcnemar_mdd,
@@ -26,24 +28,11 @@ from graders.stats.intervals import (
     normal_quantile,
     wilson_interval,
 )
-from graders.stats.tests import P_FLOOR, _sign_flip_pvalues, mcnemar_exact
+from graders.stats.tests import P_FLOOR, FlipTest, _sign_flip_pvalues, mcnemar_exact
 
-# ---------------------------------------------------------------------------------------
-# Pass rates
-
-
-
-
-# ---------------------------------------------------------------------------------------
-# Sign-flip (paired randomization) test
-
-
-# ---------------------------------------------------------------------------------------
-# Multiple comparisons and power
-
-
-# ---------------------------------------------------------------------------------------
-# One metric, A versus B
+# The interval of a continuous grader's mean difference (``bca.METHODS``): the expanded
+# percentile bootstrap, which held 95% best at 12 to 100 cases in bench/coverage_sim.py.
+CONTINUOUS_INTERVAL = "expanded"
 
 
 @dataclass(frozen=True)
@@ -52,15 +41,21 @@ class PairedSummary:
 
     ``n`` counts the pairs where both sides have a score (``dropped`` the others) and
     ``n_cases`` the units resampled: distinct case ids when ``clustered`` (repeats were
-    resampled together), else ``n``. ``ci_low``/``ci_high``: percentile bootstrap
-    interval of ``mean_diff`` at ``confidence`` (stretched by rounding's last bit, where
-    needed, to hold ``mean_diff``). ``mdd``: minimum detectable difference at this n (80%
-    power, two-sided 5%), NaN when the differences have no spread to estimate it from
-    (every pair differs alike or there are no discordant pairs). ``p_value`` tests "A and B are interchangeable"
-    by ``p_method``; apply ``holm_adjust`` across metrics. Pass-rate fields, ``b`` (A
-    passes, B fails) and ``c`` (A fails, B passes) are None unless pass/fail was given;
-    ``binary`` says the scores are the pass indicators (a pass-or-fail grader), so the
-    differences are pass-rate differences.
+    resampled together), else ``n``. ``ci_low``/``ci_high``: the interval of
+    ``mean_diff`` at ``confidence`` by ``ci_method`` (Tango's score interval for a
+    pass-or-fail grader, Rao-Scott adjusted by ``design_effect`` with repeats; else the
+    bootstrap, ``CONTINUOUS_INTERVAL``), stretched by rounding's last bit, where needed, to
+    hold ``mean_diff``. ``mdd``: minimum detectable difference at this n (80% power,
+    two-sided at ``mdd_alpha``, the level the metric is tested at: 0.05 over its Holm
+    family's size), NaN when the differences have no spread to estimate it from (every
+    pair differs alike or there are no discordant pairs). ``p_value`` tests "A and B are
+    interchangeable" by ``p_method``; apply ``holm_adjust`` across metrics; random flips
+    give ``p_flips`` (how many) and ``p_mc_error`` (the Monte Carlo standard error), and
+    ``p_undecided`` the threshold the p could not be told from, if any. Pass-rate fields,
+    ``b`` (A passes, B fails) and ``c`` (A fails, B passes) are None unless pass/fail was
+    given; with repeats each side's ``pass_rate_*_design`` holds its design effect and
+    ICC (the interval is then clustered by case). ``binary`` says the scores are the pass
+    indicators (a pass-or-fail grader), so the differences are pass-rate differences.
     """
 
     n: int
@@ -88,6 +83,14 @@ class PairedSummary:
     binary: bool = False
     dropped: int = 0
     confidence: float = 0.95
+    ci_method: str = ""
+    design_effect: float | None = None
+    pass_rate_a_design: RateDesign | None = None
+    pass_rate_b_design: RateDesign | None = None
+    mdd_alpha: float = 0.05
+    p_flips: int = 0
+    p_mc_error: float | None = None
+    p_undecided: float | None = None
 
 
 _ALPHA, _POWER = 0.05, 0.8
@@ -150,7 +153,8 @@ def _cluster_se(sums: np.ndarray, sizes: np.ndarray, mean: float) -> float:
 
 
 def _summaries_for_rows(
-    metrics: list[_Metric], clusters: Any, resamples: int, seed: int, confidence: float, total_rows: int
+    metrics: list[_Metric], clusters: Any, resamples: int, seed: int, confidence: float, total_rows: int,
+    family_sizes: list[int], alpha: float,
 ) -> list[PairedSummary]:
     """Summaries for metrics that use the same rows: one set of draws for all of them."""
     keep = metrics[0].keep
@@ -168,37 +172,49 @@ def _summaries_for_rows(
     else:
         sums = diffs
     # p-values: McNemar for pass-or-fail scores without repeats, else sign flips (shared).
-    tests: list[tuple[float, str] | None] = [None] * len(metrics)
+    tests: list[FlipTest | None] = [None] * len(metrics)
     flip = []
     for j, m in enumerate(metrics):
         if n == 0:
-            tests[j] = (math.nan, "none (no pairs)")
+            tests[j] = FlipTest(math.nan, "none (no pairs)")
         elif m.binary and not clustered:
-            tests[j] = (mcnemar_exact(*m.discordant()), "McNemar exact")
+            tests[j] = FlipTest(mcnemar_exact(*m.discordant()), "McNemar exact")
         else:
             flip.append(j)
+    # Random flips go on near the levels Holm's procedure may compare a p-value with.
+    levels = [sorted(alpha / k for k in range(1, max(1, size) + 1)) for size in family_sizes]
+    # Intervals: Tango's score interval for pass-or-fail scores (Rao-Scott adjusted with
+    # repeats), the bootstrap (``CONTINUOUS_INTERVAL``) for the others.
+    resampled = [j for j, m in enumerate(metrics) if not m.binary]
 
-    def intervals() -> tuple[np.ndarray, np.ndarray]:
-        if n_cases < 2:  # one case (or none) says nothing about spread
-            return np.full(len(metrics), math.nan), np.full(len(metrics), math.nan)
-        return _percentile_interval(_bootstrap_means(sums, sizes, resamples, seed), confidence)
+    def intervals() -> tuple[np.ndarray, np.ndarray, list[str]]:
+        lows, highs = np.full(len(metrics), math.nan), np.full(len(metrics), math.nan)
+        how = [""] * len(metrics)
+        if n_cases < 2 or not resampled:  # one case (or none) says nothing about spread
+            return lows, highs, how
+        means = _bootstrap_means(sums[resampled], sizes, resamples, seed)
+        low, high, used = intervals_by(CONTINUOUS_INTERVAL, means, sums[resampled], sizes, confidence)
+        lows[resampled], highs[resampled] = low, high
+        for j, u in zip(resampled, used):
+            how[j] = f"cluster {u} (whole cases resampled)" if clustered else u
+        return lows, highs, how
 
-    def flip_tests() -> list[tuple[float, str]]:
-        return _sign_flip_pvalues(sums[flip], resamples, seed) if flip else []
+    def flip_tests() -> list[FlipTest]:
+        return _sign_flip_pvalues(sums[flip], resamples, seed, [levels[j] for j in flip]) if flip else []
 
     if flip and _large(n_cases, resamples):  # the flips run beside the bootstrap
         with ThreadPoolExecutor(max_workers=1) as pool:
             flipped = pool.submit(flip_tests)
-            lows, highs = intervals()
+            lows, highs, ci_how = intervals()
             flip_results = flipped.result()
     else:
-        (lows, highs), flip_results = intervals(), flip_tests()
+        (lows, highs, ci_how), flip_results = intervals(), flip_tests()
     prefix = "cluster sign-flip" if clustered else "sign-flip"
-    for j, (p, how) in zip(flip, flip_results):
-        tests[j] = (p, f"{prefix}, {how}")
-    for j, (p, how) in enumerate(tests):  # type: ignore[misc]
-        if p < P_FLOOR:  # a tail past what a float holds: reported as its upper bound
-            tests[j] = (P_FLOOR, f"{how}; p below {P_FLOOR:g}")
+    for j, found in zip(flip, flip_results):
+        tests[j] = found._replace(method=f"{prefix}, {found.method}")
+    for j, found in enumerate(tests):  # type: ignore[misc]
+        if found.p < P_FLOOR:  # a tail past what a float holds: reported as its upper bound
+            tests[j] = found._replace(p=P_FLOOR, method=f"{found.method}; p below {P_FLOOR:g}")
 
     out = []
     for j, m in enumerate(metrics):
@@ -207,26 +223,27 @@ def _summaries_for_rows(
         sd = float(d.std(ddof=1)) if n >= 2 else math.nan
         extra: dict[str, Any] = {}
         if m.passed_a is not None:
-            ka, kb = int(m.passed_a.sum()), int(m.passed_b.sum())
-            bb, cc = m.discordant()
-            extra = dict(
-                pass_rate_a=ka / n if n else math.nan, pass_rate_a_ci=wilson_interval(ka, n, confidence),
-                pass_rate_b=kb / n if n else math.nan, pass_rate_b_ci=wilson_interval(kb, n, confidence),
-                b=bb, c=cc,
-            )
+            extra = _pass_rates(m, inverse if clustered else None, confidence)
+        design = None
+        if m.binary and n:
+            lows[j], highs[j], design = paired_rate_interval(m.passed_a, m.passed_b, inverse if clustered else None,
+                                                             confidence)
+            ci_how[j] = ("Tango score, Rao-Scott adjusted for repeats (Rao & Scott 1992)" if design is not None
+                         else "Tango score")
+        test_alpha = alpha / max(1, family_sizes[j])
         if clustered:
-            z = normal_quantile(1 - _ALPHA / 2) + normal_quantile(_POWER)
+            z = normal_quantile(1 - test_alpha / 2) + normal_quantile(_POWER)
             mdd = z * _cluster_se(sums[j], sizes, mean_diff)
         elif m.binary and n:
-            mdd = mcnemar_mdd(extra["b"] / n + extra["c"] / n, n, alpha=_ALPHA, power=_POWER)
+            mdd = mcnemar_mdd(extra["b"] / n + extra["c"] / n, n, alpha=test_alpha, power=_POWER)
         else:
-            mdd = min_detectable_difference(sd if n >= 2 else 0.0, n, alpha=_ALPHA, power=_POWER)
+            mdd = min_detectable_difference(sd if n >= 2 else 0.0, n, alpha=test_alpha, power=_POWER)
         if mdd == 0.0 or (n >= 2 and _no_spread(d)):  # no spread to estimate it from: unknown, not 0
             mdd = math.nan
         low, high = float(lows[j]), float(highs[j])
         if n and low <= high:  # the bootstrap means and d.mean() round differently: keep the estimate inside
             low, high = min(low, mean_diff), max(high, mean_diff)
-        p, how = tests[j]
+        test = tests[j]
         out.append(PairedSummary(
             n=n,
             mean_a=float(m.a.mean()) if n else math.nan,
@@ -241,14 +258,38 @@ def _summaries_for_rows(
             mdd=mdd,
             clustered=clustered,
             resamples=resamples,
-            p_value=p,
-            p_method=how,
+            p_value=test.p,
+            p_method=test.method,
             n_cases=n_cases,
             binary=m.binary,
             dropped=total_rows - n,
             confidence=confidence,
+            ci_method=ci_how[j],
+            design_effect=None if design is None else design.design_effect,
+            mdd_alpha=test_alpha,
+            p_flips=test.flips,
+            p_mc_error=test.mc_error,
+            p_undecided=test.undecided,
             **extra,
         ))
+    return out
+
+
+def _pass_rates(m: _Metric, inverse: np.ndarray | None, confidence: float) -> dict[str, Any]:
+    """Each side's pass rate with its interval (clustered by case with repeats: Wilson at
+    n / design effect), and McNemar's b and c."""
+    n = len(m.passed_a)
+    bb, cc = m.discordant()
+    out: dict[str, Any] = dict(b=bb, c=cc)
+    for side, passed in (("a", m.passed_a), ("b", m.passed_b)):
+        k = int(passed.sum())
+        out[f"pass_rate_{side}"] = k / n if n else math.nan
+        if inverse is None or not n:
+            out[f"pass_rate_{side}_ci"] = wilson_interval(k, n, confidence)
+        else:
+            rate = clustered_pass_rate(passed, inverse, confidence)
+            out[f"pass_rate_{side}_ci"] = (rate.low, rate.high)
+            out[f"pass_rate_{side}_design"] = rate.design
     return out
 
 
@@ -259,13 +300,18 @@ def summarize_pairs(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    family_sizes: Mapping[str, int] | None = None,
+    alpha: float = 0.05,
 ) -> dict[str, PairedSummary]:
     """``summarize_pair`` for several metrics over the same rows, drawing resamples once.
 
     ``metrics`` maps a name to summarize_pair's arrays, ``{"score_a": ..., "score_b": ...,
-    "passed_a": ..., "passed_b": ...}`` (pass/fail optional). Each result equals the
-    separate ``summarize_pair`` call: metrics that keep the same rows share one set of
-    bootstrap and sign-flip draws, which is what separate calls with one seed draw.
+    "passed_a": ..., "passed_b": ...}`` (pass/fail optional). ``family_sizes``: each
+    metric's Holm family size m (missing: 1), so that its minimum detectable difference is
+    at alpha / m and its random flips go on near alpha / m, ..., alpha / 1 (the levels
+    Holm's procedure may compare it with). Each result equals the separate
+    ``summarize_pair`` call with its family size: metrics that keep the same rows share
+    one set of bootstrap and sign-flip draws, which is what separate calls with one seed draw.
     """
     resamples, confidence = _check_resamples(resamples), _check_confidence(confidence)
     prepared: dict[str, _Metric] = {}
@@ -286,7 +332,9 @@ def summarize_pairs(
         groups.setdefault(np.packbits(m.keep).tobytes(), []).append(name)
     out: dict[str, PairedSummary] = {}
     for names in groups.values():
-        found = _summaries_for_rows([prepared[k] for k in names], clusters, resamples, seed, confidence, rows)
+        sizes = [int((family_sizes or {}).get(k, 1)) for k in names]
+        found = _summaries_for_rows([prepared[k] for k in names], clusters, resamples, seed, confidence, rows,
+                                    sizes, _check_confidence(alpha, "alpha"))
         out.update(zip(names, found))
     return {name: out[name] for name in prepared}
 
@@ -301,22 +349,28 @@ def summarize_pair(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    family_size: int = 1,
+    alpha: float = 0.05,
 ) -> PairedSummary:
     """Every SPEC §8 figure for one metric, A minus B, as a ``PairedSummary``.
 
     Pairs with a missing score (NaN or None) or a missing pass/fail on either side are
     dropped and counted in ``dropped``. Wins: A higher; losses: B higher; ties: exactly equal.
-    Interval: ``paired_bootstrap`` (clustered when ``clusters`` repeat). p-value: exact
-    McNemar on b and c when pass/fail is given and each score is its pass indicator
-    (pass-or-fail graders, scored 1.0/0.0) without repeats; otherwise ``sign_flip_test``
-    on the score differences (whole cases flipped with repeats). mdd: ``mcnemar_mdd`` in
-    the McNemar case, the cluster-robust standard error times (z_0.975 + z_0.8) with
-    repeats, else ``min_detectable_difference``. Pass rates get Wilson intervals, which
-    treat rows as independent.
+    Interval: for pass-or-fail scores Tango's score interval (``binary.tango_interval``;
+    with repeats Rao-Scott adjusted, ``binary.paired_rate_interval``), else the bootstrap
+    of ``CONTINUOUS_INTERVAL`` (``bca.bootstrap_interval``, whole cases resampled when
+    ``clusters`` repeat). p-value: exact McNemar on b and c when pass/fail is given and
+    each score is its pass indicator (pass-or-fail graders, scored 1.0/0.0) without
+    repeats; otherwise ``sign_flip_test`` on the score differences (whole cases flipped
+    with repeats), its random flips extended near alpha / family_size, ..., alpha. mdd:
+    at alpha / family_size, ``mcnemar_mdd`` in the McNemar case, the cluster-robust
+    standard error times (z_{1-level/2} + z_0.8) with repeats, else
+    ``min_detectable_difference``. Pass rates get Wilson intervals; with repeats at the
+    effective number of cases n / design effect (``binary.clustered_pass_rate``).
     """
     arrays = {"score_a": score_a, "score_b": score_b, "passed_a": passed_a, "passed_b": passed_b}
     return summarize_pairs({"metric": arrays}, clusters=clusters, resamples=resamples, seed=seed,
-                           confidence=confidence)["metric"]
+                           confidence=confidence, family_sizes={"metric": family_size}, alpha=alpha)["metric"]
 
 
 # ---------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from decimal import Decimal, localcontext
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -184,8 +185,9 @@ def _is_whole(unit_sums: np.ndarray) -> bool:
     return bool(np.all(np.isfinite(unit_sums)) and np.all(unit_sums == np.round(unit_sums)))
 
 
-def _sign_flip_monte_carlo(sums: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """(k,) Monte Carlo p-values for the (k, G) unit sums, one set of flips for all k."""
+def _sign_flip_hits(sums: np.ndarray, resamples: int, seed: int, start: int = 0) -> np.ndarray:
+    """(k,) counts of random flips as extreme as the observed totals of the (k, G) unit
+    sums, over flips ``start`` to ``start + resamples`` of the stream, shared by all k."""
     columns = np.ascontiguousarray(sums, dtype=float)
     total = columns.sum(axis=1)
     bar = np.abs(total) - _tolerance(columns)
@@ -200,8 +202,66 @@ def _sign_flip_monte_carlo(sums: np.ndarray, resamples: int, seed: int) -> np.nd
         _weighted_totals(weights, columns, kept)
         hits[:] += (np.abs(2 * kept - total) >= bar).sum(axis=0)  # kept minus flipped
 
-    _pipelined(sign_flip_bits(sums.shape[1], resamples, seed), count, _large(sums.shape[1], resamples))
-    return (1 + hits) / (1 + resamples)
+    _pipelined(sign_flip_bits(sums.shape[1], resamples, seed, start), count, _large(sums.shape[1], resamples))
+    return hits
+
+
+def _sign_flip_monte_carlo(sums: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """(k,) Monte Carlo p-values for the (k, G) unit sums, one set of flips for all k."""
+    return (1 + _sign_flip_hits(sums, resamples, seed)) / (1 + resamples)
+
+
+# Near a threshold the flips go on, doubling, until the p-value's 99.9% interval (Wilson's,
+# on the share of flips as extreme) leaves it, up to this many times the resamples given
+# and at most MAX_FLIPS flips in all.
+_BAND_Z = 3.2905267314918945  # z_{0.9995}
+FLIP_GROWTH = 64
+MAX_FLIPS = 1_000_000
+
+
+def _band(hits: int, flips: int) -> tuple[float, float]:
+    """Wilson's 99.9% interval of the exact p-value from ``hits`` of ``flips`` random flips."""
+    p, z2 = hits / flips, _BAND_Z * _BAND_Z
+    center = (p + z2 / (2 * flips)) / (1 + z2 / flips)
+    half = _BAND_Z / (1 + z2 / flips) * math.sqrt(p * (1 - p) / flips + z2 / (4 * flips * flips))
+    return center - half, center + half
+
+
+def _near(hits: int, flips: int, thresholds: Sequence[float]) -> float | None:
+    """The first threshold within the p-value's band, or None when the band clears them all."""
+    low, high = _band(hits, flips)
+    return next((t for t in thresholds if low <= t <= high), None)
+
+
+class FlipTest(NamedTuple):
+    """A sign-flip p-value and how it was reached: ``flips`` random flips (0: exact or a
+    bound), ``mc_error`` the Monte Carlo standard error sqrt(p (1 - p) / flips) (None when
+    exact), ``undecided`` a threshold the p-value could not be told from at ``flips``."""
+
+    p: float
+    method: str
+    flips: int = 0
+    mc_error: float | None = None
+    undecided: float | None = None
+
+
+def _sequential_flips(sums: np.ndarray, resamples: int, seed: int, thresholds: Sequence[Sequence[float]],
+                      max_flips: int) -> list[tuple[int, int]]:
+    """(hits, flips) per row of ``sums``: ``resamples`` flips, then as many again while a
+    row's p-value cannot be told from one of its ``thresholds``, up to ``max_flips``. Each
+    row reads the first flips of the one stream, so its figures do not depend on the others'."""
+    hits = _sign_flip_hits(sums, resamples, seed)
+    flips = np.full(len(sums), resamples)
+    while True:
+        going = [j for j in range(len(sums))
+                 if flips[j] < max_flips and _near(int(hits[j]), int(flips[j]), thresholds[j]) is not None]
+        if not going:
+            break
+        done = int(flips[going[0]])  # rows still going have all drawn the same number
+        more = min(done, max_flips - done)
+        hits[going] += _sign_flip_hits(sums[going], more, seed, start=done)
+        flips[going] += more
+    return [(int(h), int(f)) for h, f in zip(hits, flips)]
 
 
 def sign_flip_bound(unit_sums: np.ndarray) -> float:
@@ -218,8 +278,13 @@ def sign_flip_bound(unit_sums: np.ndarray) -> float:
     return min(1.0, 2.0 * math.exp(-t * t / (2.0 * spread)))
 
 
-def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int) -> list[tuple[float, str]]:
-    out: list[tuple[float, str] | None] = [None] * len(sums)
+def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int,
+                       thresholds: Sequence[Sequence[float]] | None = None, max_flips: int | None = None) -> list[FlipTest]:
+    """The sign-flip test of each row of the (k, G) unit sums: exact where it can be
+    (``_sign_flip_exact_whole``, or every sign pattern of at most 16 nonzero units), else
+    random flips (``_sequential_flips`` near a row's ``thresholds``; none: no flips are
+    added), or Hoeffding's bound where that is lower than the flips can show."""
+    out: list[FlipTest | None] = [None] * len(sums)
     monte_carlo = []
     for j, s in enumerate(sums):
         exact = _sign_flip_exact_whole(s) if _is_whole(s) else None
@@ -228,14 +293,25 @@ def _sign_flip_pvalues(sums: np.ndarray, resamples: int, seed: int) -> list[tupl
         if exact is None:
             monte_carlo.append(j)
         else:
-            out[j] = (exact, "exact")
+            out[j] = FlipTest(exact, "exact")
     if monte_carlo:
-        for j, p in zip(monte_carlo, _sign_flip_monte_carlo(sums[monte_carlo], resamples, seed)):
+        if max_flips is None:
+            max_flips = max(resamples, min(FLIP_GROWTH * resamples, MAX_FLIPS))
+        wanted = [tuple(thresholds[j]) if thresholds is not None else () for j in monte_carlo]
+        counted = _sequential_flips(sums[monte_carlo], resamples, seed, wanted, max_flips)
+        for j, near, (hits, flips) in zip(monte_carlo, wanted, counted):
+            p = (1 + hits) / (1 + flips)
             bound = sign_flip_bound(sums[j])
             if bound < p:  # the exact p is below what the flips can show
-                out[j] = (bound, f"Hoeffding's bound, below what {resamples:,} random flips show")
-            else:
-                out[j] = (float(p), f"{resamples:,} random flips")
+                out[j] = FlipTest(bound, f"Hoeffding's bound, below what {flips:,} random flips show")
+                continue
+            how = f"{flips:,} random flips"
+            if flips > resamples:
+                how += f" ({resamples:,} given, more near the threshold)"
+            undecided = _near(hits, flips, near)
+            if undecided is not None:
+                how += f"; p cannot be told from {undecided:.3g} at {flips:,} flips"
+            out[j] = FlipTest(float(p), how, flips, math.sqrt(p * (1 - p) / flips), undecided)
     return out  # type: ignore[return-value]
 
 
@@ -262,7 +338,7 @@ def sign_flip_test(
     if len(d) == 0:
         return math.nan
     sums, _ = _unit_sums(d, clusters)
-    return _sign_flip_pvalues(sums[None, :], resamples, seed)[0][0]
+    return _sign_flip_pvalues(sums[None, :], resamples, seed)[0].p
 
 
 def holm_adjust(pvalues: Sequence[float | None]) -> list[float | None]:

@@ -115,7 +115,9 @@ def test_seeded_and_deterministic():
         (b'id,expected,output,version\n1,a,a,v1\n1,a,a,"v\r2"\n2,a,a,v3\n', {"version_a": "v1", "version_b": "v2"},
          "unknown version 'v2'; the file has: v1, \"v\\r2\", v3"),
         (b"id,expected,output,version\n1,a,a,v1\n2,a,a,\n", {}, 'no case appears in both v1 and ""'),
-        (b"id,expected,output,version\n1,a,a,v1\n2,a,,v2\n", {}, "only one version (v1) (1 row left out: no output 1)"),
+        # issue 34: the file's versions count in file order, rows left out included
+        (b"id,expected,output,version\n1,a,a,v1\n2,a,,v2\n", {},
+         "every row of version v2 was left out (1 row left out: no output 1); compare needs rows of both versions"),
         # every B output empty: the left-out rows are why nothing pairs
         (b"id,expected,output,output_b\n1,a,a,\n2,b,b,\n", {},
          "no case appears in both output and output_b: nothing to pair on the same row (2 rows left out: no output 2)"),
@@ -218,16 +220,20 @@ def test_cli_compare_bad_options_are_one_line(tmp_path, capsys, extra, message):
 
 
 def test_fail_if_worse_needs_more_than_an_interval_without_width(tmp_path, capsys):
-    """Every pair differing alike gives a bootstrap interval of no width: two cases where A
-    fails and B passes are not "worse beyond noise" (exact McNemar p = 0.5)."""
+    """Every pair differing alike: two cases where A fails and B passes are not "worse
+    beyond noise" (exact McNemar p = 0.5). A bootstrap interval had no width there; Tango's
+    score interval (issue 34) has, and holds 0."""
+    from graders.stats.binary import tango_interval
+
     f = tmp_path / "w.csv"
     f.write_text("id,expected,output,output_b\n1,x,wrong,x\n2,y,wrong,y\n")
     args = ["compare", str(f), "--grader", "exact", "--out", str(tmp_path / "o.csv"), "--summary", str(tmp_path / "s.json")]
     assert main([*args, "--fail-if-worse", "exact"]) == 0
     s = json.loads((tmp_path / "s.json").read_text())["metrics"]["exact"]
-    assert s["ci95"] == [-1.0, -1.0] and s["p_value"] == 0.5
+    assert s["ci95"] == list(tango_interval(0, 2, 2)) and s["ci95"][0] == -1.0 and s["ci95"][1] > 0
+    assert s["p_value"] == 0.5 and s["ci_method"] == "Tango score"
     assert s["min_detectable_difference"] is None  # no discordance in the other direction to estimate it from
-    assert "may be noise" in s["verdict"]
+    assert "No detectable difference" in s["verdict"] and "which includes 0" in s["verdict"]
     assert capsys.readouterr().err == ""
 
 

@@ -16,6 +16,7 @@ from graders.explore.sensitivity import (
 )
 from graders.readers.files import read_results
 from graders.scoring.rows import prepare
+from graders.stats.binary import tango_interval
 
 
 def prepared(lines):
@@ -36,8 +37,8 @@ def test_case_only_difference_is_a_verdict_of_the_strict_graders():
     for g in ("exact", "contains"):
         r = rows.loc[g]
         assert (r["n"], r["mean_a"], r["mean_b"], r["mean_diff"]) == (30, 0.0, 1.0, -1.0)
-        # Every case differs by -1, so every bootstrap mean is -1.
-        assert (r["ci_low"], r["ci_high"]) == (-1.0, -1.0)
+        # Every case differs by -1: Tango's score interval (issue 34; a bootstrap one had no width).
+        assert (r["ci_low"], r["ci_high"]) == tango_interval(0, 30, 30) and r["ci_low"] == -1.0
         # Exact McNemar, b = 0, c = 30: 2 * 0.5**30 = 2**-29.
         assert r["p_value"] == pytest.approx(2.0 ** -29, rel=1e-12)
         # Holm over the four finite p-values (numeric has none): 4 * 2**-29 for both.

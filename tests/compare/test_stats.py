@@ -289,6 +289,13 @@ def loop_bootstrap(diffs, clusters, resamples, seed, confidence=0.95):
     return _type7(means, tail), _type7(means, 1 - tail)
 
 
+def expanded_confidence(units, confidence=0.95):
+    """The confidence whose percentile interval is the expanded one for ``units`` cases
+    (Hesterberg 2015): levels Phi(+-sqrt(G / (G - 1)) t_{(1 - confidence) / 2, G - 1}), by scipy."""
+    z = math.sqrt(units / (units - 1)) * scipy.stats.t.ppf((1 - confidence) / 2, units - 1)
+    return 1 - 2 * scipy.stats.norm.cdf(z)
+
+
 def test_bootstrap_hand_computed():
     # diffs (1, 0, 0); with draws (0,0,1), (1,2,2), (0,1,2), (0,0,0), (2,2,1) the means are
     # 2/3, 0, 1/3, 1, 0; sorted 0, 0, 1/3, 2/3, 1. Linear quantiles over 5 values sit at
@@ -661,7 +668,9 @@ def test_summary_hand_computed():
     assert s.mdd == pytest.approx((Z975 + Z80) * math.sqrt(0.038) / math.sqrt(5))
     # nonzero 0.2, -0.2, 0.3: T = 0.3; +-0.2 +-0.2 +-0.3 = 0.7, 0.3, 0.3, -0.1, 0.1, -0.3, -0.3, -0.7
     assert s.p_value == pytest.approx(6 / 8) and s.p_method == "sign-flip, exact"
-    assert (s.ci_low, s.ci_high) == pytest.approx(loop_bootstrap(np.subtract(a, b), None, 500, 2))
+    # issue 34: a continuous grader's interval is the expanded percentile one
+    assert s.ci_method == "expanded percentile bootstrap"
+    assert (s.ci_low, s.ci_high) == pytest.approx(loop_bootstrap(np.subtract(a, b), None, 500, 2, expanded_confidence(5)))
     assert (s.clustered, s.n_cases, s.resamples, s.binary) == (False, 5, 500, False)
     assert s.pass_rate_a is None and s.b is None and s.c is None
 
@@ -702,7 +711,8 @@ def test_summary_with_repeats_is_a_cluster_summary():
     score_b = np.full(len(diffs), 0.5)
     s = summarize_pair(score_b + diffs, score_b, clusters=ids, resamples=500, seed=1)
     assert s.clustered and (s.n, s.n_cases) == (120, 30)
-    assert (s.ci_low, s.ci_high) == pytest.approx(loop_bootstrap(diffs, list(ids), 500, 1))
+    assert s.ci_method == "cluster expanded percentile bootstrap (whole cases resampled)"
+    assert (s.ci_low, s.ci_high) == pytest.approx(loop_bootstrap(diffs, list(ids), 500, 1, expanded_confidence(30)))
     assert s.p_method == "cluster sign-flip, 500 random flips"
     # the cluster-robust MDD is wider than the row-level one would be
     assert s.mdd > min_detectable_difference(s.sd_diff, s.n)

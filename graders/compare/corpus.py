@@ -1,0 +1,103 @@
+"""Corpus BLEU and chrF of A and B over their paired rows, with the sacrebleu-style
+signature, and the paired bootstrap of the corpus difference (``stats.corpus``: the
+draws and p-value of sacrebleu's ``--paired-bs``, whole cases resampled with repeats).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from graders.stats.corpus import paired_corpus_bootstrap
+
+CORPUS_METRICS = ("bleu", "chrf")
+
+
+def _row_statistics(name: str, detail: Any) -> list[int] | None:
+    """A row's sentence statistics from its details (as ``summary.statistic_sums`` reads them)."""
+    try:
+        if name == "bleu":
+            return [int(detail["hyp_len"]), int(detail["ref_len"]), *map(int, detail["correct"]),
+                    *map(int, detail["total"])]
+        return [int(x) for x in detail["stats"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _score_and_signature(name: str, nrefs: int | str, resamples: int, seed: int) -> tuple[Any, str]:
+    if name == "bleu":
+        from graders.metrics.bleu import compute_bleu, signature
+
+        base = signature(nrefs, False)
+
+        def score(stats: list[int]) -> float:
+            return compute_bleu(stats, effective_order=False).score
+    else:
+        from graders.metrics.chrf import compute_chrf, signature
+
+        base = signature(nrefs)
+
+        def score(stats: list[int]) -> float:
+            return compute_chrf(stats).score
+    head, *rest = base.split("|")
+    nref, *others = rest
+    return score, "|".join([head, nref, f"bs:{resamples}", f"seed:{seed}", *others])
+
+
+def paired_corpus(scored: pd.DataFrame, pairs: pd.DataFrame, rows: pd.DataFrame, config: Any, a: str, b: str,
+                  cases: np.ndarray, *, resamples: int, seed: int) -> dict[str, Any]:
+    """Per corpus metric run (BLEU, chrF): each side's corpus score over the rows paired
+    with a score on both sides, the difference A - B with its paired-bootstrap interval and
+    p (``stats.corpus.paired_corpus_bootstrap``), and the signature. ``cases``: each row
+    of ``pairs``' case code (the unit resampled). Empty when neither is run, or when the
+    rows' statistics did not come back (they are read from ``scored``'s details)."""
+    out: dict[str, Any] = {}
+    wanted = [n for n in CORPUS_METRICS if n in config.grader_names]
+    if not wanted or "details" not in scored.columns:
+        return out
+    for name in wanted:
+        mine = np.flatnonzero((scored["scorer"] == name).to_numpy())
+        systems = scored["system"].to_numpy(dtype=object)[mine]
+        records = scored["record"].to_numpy()[mine]
+        details = scored["details"].to_numpy(dtype=object)[mine]
+        at = np.flatnonzero((pairs["grader"] == name).to_numpy() & pairs["paired"].to_numpy(dtype=bool))
+        found_rows = []
+        for side, column in ((a, "record_a"), (b, "record_b")):
+            own = np.flatnonzero(systems == side)  # a system's records are unique
+            where = pd.Index(records[own]).get_indexer(pairs[column].to_numpy()[at])
+            found_rows.append(np.where(where >= 0, own[np.maximum(where, 0)], -1))
+        stats_a, stats_b, keep = [], [], []
+        for j, ia, ib in zip(at.tolist(), *(f.tolist() for f in found_rows)):
+            sa = None if ia < 0 else _row_statistics(name, details[ia])
+            sb = None if ib < 0 else _row_statistics(name, details[ib])
+            if sa is None or sb is None or len(sa) != len(sb):
+                continue
+            stats_a.append(sa)
+            stats_b.append(sb)
+            keep.append(j)
+        if not keep or len({len(x) for x in stats_a}) != 1:
+            continue
+        counts = {len(r) for r in rows["refs"]} if "refs" in rows.columns else set()
+        nrefs: int | str = counts.pop() if len(counts) == 1 else "var"
+        score, signature = _score_and_signature(name, nrefs, resamples, seed)
+        found = paired_corpus_bootstrap(stats_a, stats_b, score, clusters=cases[keep], resamples=resamples, seed=seed)
+        out[name] = {
+            "signature": signature, "rows": found.n, "cases": found.cases,
+            "a": found.score_a, "b": found.score_b, "difference": found.diff, "ci95": [found.ci_low, found.ci_high],
+            "p_value": found.p_value, "p_method": f"paired bootstrap (sacrebleu --paired-bs), {resamples:,} resamples",
+            "bootstrap_a": {"mean": found.mean_a, "half_width95": found.half_width_a},
+            "bootstrap_b": {"mean": found.mean_b, "half_width95": found.half_width_b},
+        }
+    return out
+
+
+def corpus_lines(paired: Mapping[str, Any]) -> list[str]:
+    """The report's lines on the corpus scores (in sacrebleu's percent)."""
+    lines = []
+    for name, c in paired.items():
+        lines.append(f"  corpus {name:<5} A {100 * c['a']:.2f}  B {100 * c['b']:.2f}  A − B {100 * c['difference']:+.2f} "
+                     f"(95% CI {100 * c['ci95'][0]:+.2f} to {100 * c['ci95'][1]:+.2f}, paired bootstrap p = "
+                     f"{c['p_value']:.2g}; {c['rows']:,} paired rows) {c['signature']}")
+    return lines

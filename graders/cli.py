@@ -103,6 +103,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=0, help="bootstrap seed, a whole number >= 0 (default 0)")
     c.add_argument("--fail-if-worse", action="append", default=[], metavar="GRADER", help="exit 1 when A is worse than B on "
                    "GRADER: the 95%% interval of A - B below 0 and p < 0.05 Holm-adjusted across the gated graders (repeatable)")
+    c.add_argument("--primary", action="append", default=[], metavar="GRADER", help="Holm's family: these graders "
+                   "(repeatable; default: the --fail-if-worse graders, else every one); the others are shown unadjusted")
     return p
 
 
@@ -188,7 +190,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         file = _read(args)
         a, b = first_versions(file, args.files) if args.version_a is None and args.version_b is None else (None, None)
         result = compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
-                              resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.fail_if_worse or None)
+                              resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.primary or args.fail_if_worse or None)
         tripped = result.fail_if_worse(args.fail_if_worse)
         try:
             write_comparison(result, out, spreadsheet_safe=args.spreadsheet_safe)

@@ -36,7 +36,7 @@ import pandas as pd
 import streamlit as st
 
 from graders import GRADER_NAMES
-from graders.compare.comparison import CompareError, Comparison, compare_prepared, write_comparison
+from graders.compare.comparison import CompareError, Comparison, compare_prepared, file_versions, write_comparison
 from graders.config import ConfigError, RunConfig
 from graders.explore.sensitivity import (
     LADDER,
@@ -101,7 +101,8 @@ def file_key(file) -> str:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping_json: str,
-                      _version_a: str | None, _version_b: str | None, resamples: int, seed: int) -> Comparison | str:
+                      _version_a: str | None, _version_b: str | None, resamples: int, seed: int,
+                      _primary: tuple[str, ...] = (), _versions: list[str] | None = None) -> Comparison | str:
     """The comparison, or the one message saying why it cannot be made. ``key`` holds the
     versions (JSON, escaped): they are not hashed as they are, since Streamlit's hash
     encodes them as UTF-8, which a version's lone surrogate ("\\ud800") cannot be."""
@@ -110,7 +111,7 @@ def cached_comparison(key: str, _prepared: Prepared, _config: RunConfig, mapping
     try:
         return compare_prepared(_prepared, _config, json.loads(mapping_json), version_a=_version_a,
                                 version_b=_version_b, resamples=resamples, seed=seed, workers=WORKERS,
-                                start_method=START_METHOD)
+                                start_method=START_METHOD, primary=list(_primary) or None, versions_in_file=_versions)
     except (CompareError, ConfigError, MappingError) as e:
         return str(e)
     except Exception as e:  # never a traceback on screen
@@ -226,15 +227,29 @@ def sides_section(mapping: dict[str, str | None], prepared: Prepared) -> Sides:
     return Sides(version_a, version_b, resamples, seed, two_sides)
 
 
+def primary_metrics(config: RunConfig) -> tuple[str, ...]:
+    """The metrics Holm's adjustment runs over (issue 33, 34): the user's, the first grader
+    chosen by default; the others are shown unadjusted and say so. ``gb_w_compare_primary``."""
+    names = list(config.grader_names)
+    key = w("primary")
+    kept = [n for n in st.session_state.get(key, names[:1]) if n in names] or names[:1]
+    st.session_state[key] = kept
+    chosen = st.multiselect("Primary metrics (Holm's adjustment runs over these; the others are shown unadjusted)",
+                            names, key=key, format_func=lambda n: REGISTRY[n].label)
+    return tuple(chosen or names[:1])
+
+
 def comparison_for(file, prepared: Prepared, config: RunConfig, mapping: dict[str, str | None],
                    sides: Sides) -> Run | None:
     """The comparison (cached), or None once its one error is on screen."""
     mapping_json = json.dumps(mapping)  # in role order, as the summary's config writes it (SPEC §7)
+    primary = primary_metrics(config) if config.graders else ()
     base_key = json.dumps([file_key(file), config.to_dict(), sides.version_a, sides.version_b, sides.resamples,
-                           sides.seed], sort_keys=True, default=str)
+                           sides.seed, primary], sort_keys=True, default=str)
     with st.spinner("Scoring both sides and resampling…"):
         comparison = cached_comparison(base_key + mapping_json, prepared, config, mapping_json,
-                                       sides.version_a, sides.version_b, sides.resamples, sides.seed)
+                                       sides.version_a, sides.version_b, sides.resamples, sides.seed,
+                                       primary, file_versions(file, mapping))
     if isinstance(comparison, str):
         st.error(comparison[:1].upper() + comparison[1:] + ("" if comparison.endswith((".", ")")) else "."))
         if not sides.two_sides:  # the file's shape is the trouble
@@ -436,6 +451,12 @@ def comparison_csv(comparison: Comparison) -> bytes:
     return buf.getvalue().encode("utf-8", errors="backslashreplace")
 
 
+def primaries(run: Run) -> str:
+    """``--primary NAME`` for each primary metric the page's comparison adjusted over."""
+    family = run.comparison.summary().get("holm", {}).get("family") or []
+    return "".join(f" --primary {name}" for name in family)
+
+
 def downloads_section(run: Run) -> None:
     """Comparison CSV, summary JSON and the configuration, with the command that reproduces
     them. The CSV and JSON are built when their button is clicked."""
@@ -458,5 +479,5 @@ def downloads_section(run: Run) -> None:
     versions = (f" --a={shlex.quote(display.text(sides.version_a))} --b={shlex.quote(display.text(sides.version_b))}"
                 if sides.version_a is not None else "")
     st.caption(f"The configuration reproduces this comparison: `gradeboard compare FILE{loading.read_flags(run.file)} "
-               f"--config gradeboard.config.json{versions} --resamples {sides.resamples} --seed {sides.seed} "
+               f"--config gradeboard.config.json{versions}{primaries(run)} --resamples {sides.resamples} --seed {sides.seed} "
                "--out comparison.csv --summary comparison.summary.json`.")

@@ -276,9 +276,9 @@ COMPARE_BACKGROUND = (
     "Numeric reads the whole text by default; set `read` to `last` for answers that end with the number, as "
     "in GSM8K-style maths sets. Regex matches its own `pattern`, not the expected column, case-sensitively "
     "unless the `i` flag is set.\n\n"
-    "A bootstrap interval (Efron) of the mean difference, an exact McNemar test for pass-or-fail graders (a "
-    "sign-flip test for continuous ones and with repeats), and Holm's adjustment across the metrics tell a "
-    "change from noise."
+    "An interval of the difference (Tango's score interval for pass-or-fail graders, a bootstrap for "
+    "continuous ones), an exact McNemar test for pass-or-fail graders (a sign-flip test for continuous ones "
+    "and with repeats), and Holm's adjustment across the primary metrics tell a change from noise."
 )
 
 COMPARE_TIPS: tuple[str, ...] = (
@@ -289,11 +289,11 @@ COMPARE_TIPS: tuple[str, ...] = (
     "With few cases, several points can be noise: read the interval and the Holm p, not only the means. "
     "When it finds no difference, **In words** gives the smallest change this many cases detect reliably.",
     "Contains is lenient: `No, Canberra is not the capital` passes a contains check for `Canberra`.",
-    "Choose the graders before reading the results: each extra metric can raise the others' Holm p.",
+    "Mark the primary metrics first: Holm's adjustment runs over them; the others show their unadjusted p.",
     "A continuous grader without a threshold neither passes nor fails, so **A fails, B passes** and **A "
     "passes, B fails** show nothing for it; use **Any disagreement** or **Largest drops (A below B)**.",
-    "With repeats, the pass-rate intervals (Wilson's) count each repeat as a row, so they are narrower than "
-    "the cases support; the differences resample whole cases.",
+    "With repeats, the pass-rate intervals count cases, not rows (Wilson's at the effective number of cases, "
+    "with the design effect beside them), and the differences resample whole cases.",
     "**Does the verdict depend on the grader?** compares again from strict to lenient (exact, normalized, "
     "contains, token F1, numeric). A difference only exact match sees is about formatting, not content.",
 )
@@ -304,9 +304,9 @@ COMPARE_QUESTIONS: tuple[tuple[str, str], ...] = (
      "higher, a loss when B does, a tie when equal. A pair with a side not judged or an error is `unscored` "
      "in the **Comparison CSV**; a case on one side only is `a only` or `b only`."),
     ("How is the interval of A − B found?",
-     "A paired percentile bootstrap: cases resampled with replacement (**Bootstrap resamples**, 2,000 by "
-     "default, repeatable with the **Seed**); the 2.5th and 97.5th percentiles of the resampled mean "
-     "differences bound it. For a pass-or-fail grader it is a difference of pass rates."),
+     "Pass-or-fail: Tango's score interval of the paired difference, which holds its 95% at few cases. "
+     "Continuous: a paired bootstrap (**Bootstrap resamples**, **Seed**), its percentile interval widened "
+     "for small samples."),
     ("Which test gives the p-value?",
      "Without repeats, for pass-or-fail graders and the overall row, the exact McNemar test on b (A "
      "passes, B fails) and c (A fails, B passes): p = min(1, 2 P(X ≤ min(b, c))), X binomial(b + c, 1/2). "

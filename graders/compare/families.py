@@ -81,4 +81,4 @@ def holm_families(scorers: Sequence[str], primary: Sequence[str] | None) -> Holm
     family = tuple(n for n in scorers if n in chosen and n != "overall")
     alone = ("overall",) if "overall" in chosen else ()
     rest = tuple(n for n in scorers if n not in chosen)
-    return HolmFamilies(family, alone, rest, "the primary metrics: on the command line, the --fail-if-worse graders")
+    return HolmFamilies(family, alone, rest, "the primary metrics (on the command line --primary, else the --fail-if-worse graders; on the Compare page, those marked primary)")

@@ -67,7 +67,8 @@ def test_the_report_says_what_was_adjusted(tmp_path, capsys):
     args = ["compare", str(f), "--grader", "exact", "--grader", "normalized", "--out", str(tmp_path / "o.csv")]
     main([*args, "--fail-if-worse", "exact"])
     report = capsys.readouterr().out
-    assert ("Holm-adjusted across exact (the primary metrics: on the command line, the --fail-if-worse graders); "
+    assert ("Holm-adjusted across exact (the primary metrics (on the command line --primary, else the --fail-if-worse "
+            "graders; on the Compare page, those marked primary)); "
             "unadjusted p for normalized.") in report
     assert report.splitlines()[0] == "A = output, B = output_b (wide file; A is the output column, B the output_b column)"
 

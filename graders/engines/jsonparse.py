@@ -4,10 +4,18 @@
 into one exception type, ``JSONParseError``, whose message reads like the parser's own
 (``Expecting ',' delimiter: line 1 column 14 (char 13)``). Settings:
 
-* nesting: at most ``MAX_DEPTH`` (500) levels of arrays/objects; deeper fails with
-  ``nesting deeper than 500 levels: line … column … (char …)`` at the bracket that opens
-  level 501. (Python's C parser counts one stack frame per level against a recursion limit
-  of 1000 shared with the caller, so 500 parses whatever the caller's depth.)
+* nesting: at most ``MAX_DEPTH`` (100,000) levels of arrays/objects; deeper fails with
+  ``nesting deeper than 100,000 levels: line … column … (char …)`` at the bracket that opens
+  level 100,001 (unless the text fails before it). node's ``JSON.parse`` has no depth
+  limit short of memory (it reads 10,000,000 levels); 100,000 levels read in 0.1 to 0.2 s
+  and take about 9 MB. A text nested at most ``C_DEPTH`` (500) levels is read by Python's
+  C decoder, which recurses one frame per level against a recursion limit of 1000 shared
+  with the caller (500 is safe whatever the caller's depth, and the C stack never runs
+  out); a deeper text (or one the C decoder stops on for the caller's deep stack) is read
+  by ``_read``: a loop with an explicit stack, json's own ``scanstring`` for strings and a
+  compiled number pattern, giving the same values and the same messages at the same
+  places. No other code here recurses on a value's depth (``json_equal``, ``depth``,
+  ``compact``, ``pointer``).
 * numbers: a float that overflows a 64-bit double (``1e999999``) fails, as do the
   literals ``NaN``, ``Infinity``, ``-Infinity`` (Python accepts them; JSON has none).
   Integers stay exact Python ints up to Python's 4,300-digit conversion limit; a longer
@@ -35,12 +43,15 @@ import sys
 import threading
 from contextlib import contextmanager
 from decimal import Decimal
+from itertools import accumulate
+from json.decoder import scanstring  # the C string scanner the decoder itself runs
 from json.encoder import encode_basestring  # the C string step of json.dumps(ensure_ascii=False)
 from typing import Any, Callable, Iterable, Iterator
 
 from graders.text.show import snippet
 
-MAX_DEPTH = 500
+C_DEPTH = 500  # the C decoder reads texts nested at most this deep; deeper ones, _read
+MAX_DEPTH = 100_000  # the deepest nesting parsed; deeper is refused
 # Python refuses to convert longer digit strings to int (sys.get_int_max_str_digits()).
 _INT_DIGITS = sys.get_int_max_str_digits() or None
 
@@ -66,9 +77,7 @@ class JSONParseError(ValueError):
 
 
 class _NumberError(ValueError):
-    def __init__(self, msg: str, token: Callable[[re.Match[str]], bool]):
-        super().__init__(msg)
-        self.token = token
+    """A number or constant the hooks refuse (the message says why; ``_read`` says where)."""
 
 
 class JsonFloat(float):
@@ -91,72 +100,147 @@ def _finite_float(s: str) -> float:
         shown = s if len(s) <= 40 else s[:37] + "..."
         raise _NumberError(
             f"the number {shown} is outside the range of a 64-bit float (it would be "
-            f"{'-' if f < 0 else ''}Infinity)",
-            lambda m: m.group("num") is not None and math.isinf(float(m.group("num"))),
+            f"{'-' if f < 0 else ''}Infinity)"
         )
     return f if repr(f) == s else JsonFloat(s)
 
 
 def _refuse_constant(name: str) -> Any:
-    raise _NumberError(
-        f"{name} is not a JSON value (JSON has no NaN or Infinity)", lambda m: m.group("const") == name
-    )
+    raise _NumberError(f"{name} is not a JSON value (JSON has no NaN or Infinity)")
 
 
 _DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse_constant)
+_TOO_MANY_DIGITS = f"an integer has more than {_INT_DIGITS} digits, the most this parser reads"
 
-# Tokens in order: a whole string (so nothing inside it is mistaken for a number), a number,
-# or a non-finite constant. Used only after a failure, to point at the offending number.
-_TOKEN = re.compile(
-    r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-    r"|(?P<num>-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
-    r"|(?P<const>NaN|-?Infinity)",
-    re.DOTALL,
-)
-_SPECIAL = re.compile(r'[\[\]{}"\\]')
+# --- Nesting deeper than the C decoder's depth: the iterative reader ----------------------
 
-
-def _locate(text: str, is_culprit: Callable[[re.Match[str]], bool]) -> int | None:
-    for m in _TOKEN.finditer(text):
-        if m.group("num") is None and m.group("const") is None:
-            continue
-        try:
-            if is_culprit(m):
-                return m.start()
-        except (ValueError, OverflowError):
-            continue
-    return None
+# A string as the decoder reads it (an escape is a backslash and one character), or what is
+# left of the text after an opening quote never closed; and the text that is no bracket.
+_STRING_SPAN = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def nesting_overflow(text: str, limit: int = MAX_DEPTH) -> int | None:
-    """Index of the bracket that opens nesting level ``limit + 1`` outside strings, or None.
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether the decoder could open more than ``limit`` arrays/objects at once on ``text``.
 
-    Linear in the number of brackets, quotes and backslashes; the text need not be valid.
+    The running count of brackets outside strings (C loops: ``re.sub``, ``accumulate``). Up
+    to the first place the text is not JSON it is the decoder's own depth, and the decoder
+    reads no further, so the answer never falls short of the depth the decoder reaches (a
+    text that is not JSON may get True where the decoder stops sooner: ``_read`` then
+    reads it, with the same result).
     """
     if text.count("[") + text.count("{") <= limit:
-        return None
-    depth = 0
-    in_string = False
-    skip = -1
-    for m in _SPECIAL.finditer(text):
-        i = m.start()
-        if i == skip:
-            continue
-        c = text[i]
-        if in_string:
-            if c == "\\":
-                skip = i + 1
-            elif c == '"':
-                in_string = False
+        return False
+    outside = _STRING_SPAN.sub("", text) if '"' in text else text
+    return max(accumulate(map(_STEP.__getitem__, _NOT_BRACKET.sub("", outside))), default=0) > limit
+
+
+_WS = re.compile(r"[ \t\n\r]*+")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*+)(\.[0-9]++)?([eE][-+]?[0-9]++)?")  # the C scanner's grammar
+_WORDS = {"n": ("null", None), "t": ("true", True), "f": ("false", False)}
+_CONSTANTS = {"N": "NaN", "I": "Infinity", "-": "-Infinity"}
+
+
+def _string(s: str, idx: int) -> tuple[str, int]:
+    """The string whose opening quote is at ``idx - 1``, and the index after it."""
+    try:
+        return scanstring(s, idx, True)
+    except json.JSONDecodeError as e:
+        raise JSONParseError(e.msg, s, e.pos) from None
+
+
+def _key(s: str, idx: int) -> tuple[str, int]:
+    """An object's member name at ``idx``, its ``:`` and the whitespace after: (name, index)."""
+    if not s.startswith('"', idx):
+        raise JSONParseError("Expecting property name enclosed in double quotes", s, idx)
+    key, idx = _string(s, idx + 1)
+    idx = _WS.match(s, idx).end()
+    if not s.startswith(":", idx):
+        raise JSONParseError("Expecting ':' delimiter", s, idx)
+    return key, _WS.match(s, idx + 1).end()
+
+
+def _scalar(s: str, idx: int) -> tuple[Any, int]:
+    """The number, literal or refused constant at ``idx`` (as the C scanner reads them)."""
+    m = _NUMBER.match(s, idx)
+    if m is not None:
+        try:
+            if m.group(1) is None and m.group(2) is None:
+                return int(m.group()), m.end()
+            return _finite_float(m.group()), m.end()
+        except _NumberError as e:
+            raise JSONParseError(str(e), s, idx) from None
+        except ValueError:  # an integer past Python's int-from-str digit limit
+            raise JSONParseError(_TOO_MANY_DIGITS, s, idx) from None
+    c = s[idx:idx + 1]
+    word = _WORDS.get(c)
+    if word is not None and s.startswith(word[0], idx):
+        return word[1], idx + len(word[0])
+    constant = _CONSTANTS.get(c)
+    if constant is not None and s.startswith(constant, idx):
+        try:
+            _refuse_constant(constant)
+        except _NumberError as e:
+            raise JSONParseError(str(e), s, idx) from None
+    raise JSONParseError("Expecting value", s, idx)
+
+
+def _read(s: str, limit: int = MAX_DEPTH) -> Any:
+    """``_DECODER.decode(s)`` without recursion, at most ``limit`` levels deep: the open
+    arrays and objects are a stack, with the member name being read for each open object.
+    Raises ``JSONParseError`` with the decoder's message at the decoder's place."""
+    ws = _WS.match
+    stack: list[Any] = []  # open arrays (lists) and objects (dicts), outermost first
+    keys: list[str] = []  # the member name being read in each open object
+    idx = ws(s).end()
+    while True:
+        c = s[idx:idx + 1]  # a value starts here
+        if c == "[" or c == "{":
+            if len(stack) >= limit:
+                raise JSONParseError(f"nesting deeper than {limit:,} levels", s, idx)
+            idx = ws(s, idx + 1).end()
+            if c == "[":
+                if not s.startswith("]", idx):
+                    stack.append([])
+                    continue
+                value, idx = [], idx + 1
+            elif not s.startswith("}", idx):
+                key, idx = _key(s, idx)
+                stack.append({})
+                keys.append(key)
+                continue
+            else:
+                value, idx = {}, idx + 1
         elif c == '"':
-            in_string = True
-        elif c == "[" or c == "{":
-            depth += 1
-            if depth > limit:
-                return i
-        elif c == "]" or c == "}":
-            depth = max(depth - 1, 0)
-    return None
+            value, idx = _string(s, idx + 1)
+        else:
+            value, idx = _scalar(s, idx)
+        while stack:  # a value ends here: into its array or object, then what that closes
+            top = stack[-1]
+            idx = ws(s, idx).end()
+            c = s[idx:idx + 1]
+            if type(top) is list:
+                top.append(value)
+                if c == ",":
+                    idx = ws(s, idx + 1).end()
+                    break
+                if c != "]":
+                    raise JSONParseError("Expecting ',' delimiter", s, idx)
+            else:
+                top[keys[-1]] = value
+                if c == ",":
+                    keys[-1], idx = _key(s, ws(s, idx + 1).end())
+                    break
+                if c != "}":
+                    raise JSONParseError("Expecting ',' delimiter", s, idx)
+                keys.pop()
+            value, idx = stack.pop(), idx + 1
+        else:
+            idx = ws(s, idx).end()
+            if idx != len(s):
+                raise JSONParseError("Extra data", s, idx)
+            return value
 
 
 # What a JSON value can start with (after JSON whitespace), as Python's scanner reads it:
@@ -169,29 +253,25 @@ def _parse(text: str) -> tuple[Any, JSONParseError | None]:
     """``(value, None)`` or ``(None, error)``: ``loads`` without raising."""
     if text.startswith("\ufeff"):
         return None, JSONParseError("Unexpected byte order mark U+FEFF before the JSON", text, 0)
-    deep = nesting_overflow(text)
-    if deep is not None:
-        return None, JSONParseError(f"nesting deeper than {MAX_DEPTH} levels", text, deep)
     # Most model outputs are prose: a first character no JSON value starts with is the
     # decoder's "Expecting value" at that character, found without raising its error.
     start = len(text) - len(text.lstrip(_JSON_WHITESPACE))
     if start == len(text) or text[start] not in _VALUE_STARTS:
         return None, JSONParseError("Expecting value", text, start)
+    if not _deeper_than(text, C_DEPTH):
+        try:
+            return _DECODER.decode(text), None
+        except json.JSONDecodeError as e:
+            return None, JSONParseError(e.msg, text, e.pos)
+        except (_NumberError, RecursionError):  # _read says where; or reads past the caller's deep stack
+            pass
+        except ValueError as e:  # an integer past Python's int-from-str digit limit: _read says where
+            if "integer string conversion" not in str(e):
+                raise
     try:
-        return _DECODER.decode(text), None
-    except json.JSONDecodeError as e:
-        return None, JSONParseError(e.msg, text, e.pos)
-    except _NumberError as e:
-        return None, JSONParseError(str(e), text, _locate(text, e.token))
-    except RecursionError:
-        return None, JSONParseError("nesting too deep for the parser at the caller's stack depth", text, None)
-    except ValueError as e:  # an integer past Python's int-from-str digit limit
-        if "integer string conversion" not in str(e):
-            raise
-        msg = f"an integer has more than {_INT_DIGITS} digits, the most this parser reads"
-        return None, JSONParseError(
-            msg, text, _locate(text, lambda m: m.group("num") is not None and len(m.group("num")) > (_INT_DIGITS or 0))
-        )
+        return _read(text), None
+    except JSONParseError as e:
+        return None, e
 
 
 def loads(text: str) -> Any:
@@ -281,6 +361,16 @@ def apply_steps(text: str, steps: Iterable[str]) -> str:
     return text
 
 
+def pre_parse_hint(text: str, steps: tuple[str, ...]) -> str:
+    """A parse error's hint: the pre-parse step, not among ``steps``, that removes what
+    stands around the JSON (a code fence, or whitespace JSON does not allow), or ""."""
+    if "strip_fence" not in steps and strip_fence(text) is not text:
+        return " The JSON is inside a ``` code fence: the pre-parse step strip_fence removes it."
+    if "trim" not in steps and trim(text) != text and text[:1] not in " \t\n\r":
+        return " It starts or ends with whitespace JSON does not allow: the pre-parse step trim removes it."
+    return ""
+
+
 def parse_fenced(text: str) -> tuple[Any, JSONParseError | None, str]:
     """``parse`` tolerating one surrounding code fence: (value, error, the text parsed)."""
     body = strip_fence(text)
@@ -306,6 +396,20 @@ def json_type(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
+
+
+def depth(value: Any) -> int:
+    """How many arrays/objects deep a parsed value nests (0 for a scalar, 1 for ``[1]``),
+    counted with a stack: any depth the parser reads."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, level = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, level)
+            stack.extend((x, level + 1) for x in (v.values() if isinstance(v, dict) else v)
+                         if isinstance(x, (list, dict)))
+    return deepest
 
 
 def json_equal(a: Any, b: Any) -> bool:

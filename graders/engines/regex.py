@@ -95,12 +95,6 @@ def _engine_version() -> str:
         return f"v8 {iso.ctx.v8_version}"
 
 
-def __getattr__(name: str) -> str:  # ENGINE_VERSION: computed when first read
-    if name == "ENGINE_VERSION":
-        return engine_version()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -236,7 +230,12 @@ class _Isolate:
             self.ctx.eval(EXTENSIONS[name])
             fn = self._fns[name] = self.ctx.eval(f"GB.{name}")
         self.busy_until = time.monotonic() + limit
-        return fn(*args, timeout_sec=limit)
+        for attempt in range(3):  # the last call's time limit, firing as it ended, can stop this one
+            try:
+                return fn(*args, timeout_sec=limit)
+            except _js_errors()[2]:
+                if attempt == 2:
+                    raise
 
     def close(self) -> None:
         """Close the isolate; one whose call was abandoned (an interrupt while waiting) is
@@ -314,8 +313,9 @@ def _isolate() -> Iterator[_Isolate]:
 
 def _js_errors():
     from py_mini_racer import JSOOMException, JSTimeoutException
+    from py_mini_racer._exc import JSTerminatedException  # not among mini-racer's public names
 
-    return JSTimeoutException, JSOOMException
+    return JSTimeoutException, JSOOMException, JSTerminatedException
 
 
 def _show(pattern: str, limit: int = 80) -> str:
@@ -361,7 +361,7 @@ def _check_pattern(pattern: str, flags: str) -> str | None:
 
 def _v8_reason(pattern: str, js_flags: str) -> str | None:
     """V8's reason for refusing ``new RegExp(pattern, js_flags)``, or None."""
-    timeout, oom = _js_errors()
+    timeout, oom, _ = _js_errors()
     with _isolate() as iso:
         try:
             got = iso.call("check", _dumps(pattern), js_flags)
@@ -458,7 +458,7 @@ def _run_batch(pattern: str, js: str, mode: str, batch: list[str], only: list[in
     """Match the rows ``only`` of ``batch`` (None: all) in a pooled isolate, one result per
     row run; ``budget[0]`` is the time-outs still allowed (None: no cap). Rows left unrun
     once the budget is spent are None. ``method``: the GB method filling the spans, as ``run``."""
-    t_error, oom = _js_errors()
+    t_error, oom, _ = _js_errors()
     pj = _dumps(pattern)
     texts = batch if only is None else [batch[k] for k in only]
     with _isolate() as iso:

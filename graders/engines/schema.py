@@ -28,16 +28,16 @@ from graders.engines.jsonparse import (
     MAX_DEPTH,
     PRE_PARSE_CHOICES,
     apply_steps,
+    depth,
     encodable,
     explain_parse_error,
     parse,
     path_sort_key,
     pointer,
+    pre_parse_hint,
     shorten,
     shorten_middle,
     shown_pointer,
-    strip_fence,
-    trim,
 )
 from graders.engines.regex import RegexError, RegexTimeout, check_pattern, ecma_search
 from graders.engines.schema_dialects import (  # noqa: F401  (the names this module has always offered)
@@ -497,14 +497,6 @@ def violations(compiled: Compiled, instance: Any) -> tuple[list[dict[str, str]],
     return [v for _, v in found], count
 
 
-def _parse_hint(text: str, steps: tuple[str, ...]) -> str:
-    if "strip_fence" not in steps and strip_fence(text) is not text:
-        return " The JSON is inside a ``` code fence: the pre-parse step strip_fence removes it."
-    if "trim" not in steps and trim(text) != text and text[:1] not in " \t\n\r":
-        return " It starts or ends with whitespace JSON does not allow: the pre-parse step trim removes it."
-    return ""
-
-
 def grade_output(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
     """One output (after ``pre_parse``) against ``schema``: the grader's ``Grade``."""
     compiled = compile_schema(schema)
@@ -513,8 +505,14 @@ def grade_output(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
     return _grade_compiled(output, compiled, pre_parse)
 
 
-_TOO_DEEP = ("Validation stopped: checking this output against the schema's recursive references "
-             "nests deeper than Python's recursion limit allows (about 200 levels).")
+def _too_deep(instance: Any, schema: Any) -> str:
+    for what, value in (("output", instance), ("schema", schema)):
+        if (levels := depth(value)) >= 100:  # counted without recursion
+            return (f"Validation stopped: the {what} is nested {levels:,} levels deep, too deeply to validate: "
+                    "jsonschema recurses at each level it checks or quotes in a message, past Python's recursion "
+                    "limit (about 250 levels fit under a recursive $ref, about 990 in a message).")
+    return ("Validation stopped: checking this output against the schema's recursive references "
+            "nests deeper than Python's recursion limit allows (about 200 levels).")
 
 
 def _evaluator_failed(e: Exception) -> str:
@@ -529,7 +527,7 @@ def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...])
     instance, e = parse(text)
     if e is not None:
         return verdict(
-            False, explain_parse_error(e, text) + _parse_hint(text, pre_parse),
+            False, explain_parse_error(e, text) + pre_parse_hint(text, pre_parse),
             **details, parse_error=e.as_dict(), violations=[],
         )
     try:
@@ -540,7 +538,7 @@ def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...])
         why = encodable(shorten(str(e), 200))
         return error(f"Validation stopped: a $ref could not be resolved ({why}).", **details)
     except RecursionError:
-        return error(_TOO_DEEP, **details)
+        return error(_too_deep(instance, compiled.validator.schema), **details)
     except Exception as e:  # the evaluator's own fault on an odd schema: an error row, not a crash
         return error(_evaluator_failed(e), **details)
     except BaseException as e:
@@ -548,7 +546,7 @@ def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...])
         # recursion limit trips inside it, as RecursionError does in Python.
         if type(e).__name__ != "PanicException":
             raise
-        return error(_TOO_DEEP, **details)
+        return error(_too_deep(instance, compiled.validator.schema), **details)
     if not found:
         note = " (format is an annotation here, not checked)" if compiled.uses_format else ""
         return verdict(True, f"The output is valid JSON and matches the schema ({dialect.label}){note}.",

@@ -15,6 +15,9 @@ Settings (``details["signature"]``, e.g. ``json_fields|nrefs:1|fence:tolerated|e
 * expected ``{}``: nothing to get wrong, so 1.0 when the output is a JSON object, else 0.
 * output not JSON, or JSON but not an object: 0.
 * several references: the best score (the first reference on a tie).
+* depth: both sides parse up to 100,000 levels of nesting (``jsonparse.MAX_DEPTH``); JSON
+  equality walks values with a stack and the explanation's renderings stop at their
+  length, so values of any depth the parser reads are compared in full (no error grade).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """json_schema: the output, parsed as JSON, is valid under a JSON Schema.
 
 Settings (``details["signature"]``, e.g. ``json_schema|draft:2020-12|pattern:ecmascript|
-format:annotation|refs:local|pre_parse:none|max_depth:500``):
+format:annotation|refs:local|pre_parse:none|max_depth:100000``):
 
 * dialect: Draft 2020-12 unless ``$schema`` names draft-04, -06, -07 or 2019-09 (``http``
   or ``https``, with or without the empty ``#``); any other ``$schema`` is not judged.
@@ -18,6 +18,13 @@ format:annotation|refs:local|pre_parse:none|max_depth:500``):
   reference is not fetched: ``not_judged``. A ``$ref`` to nothing in the schema: ``error``.
 * an invalid schema (fails its meta-schema; patterns checked as ECMAScript): ``error``.
 * parsing: ``graders.engines.jsonparse.parse`` (``loads`` without raising) after the ``pre_parse`` steps, in the order given.
+* depth: an output nested up to 100,000 levels parses (``jsonparse.MAX_DEPTH``; deeper is a
+  parse ``fail``). jsonschema validates by recursion, so where checking a deep output (or
+  quoting it, or a deep ``const``/``enum`` value of the schema, in a violation's message)
+  passes Python's recursion limit, the grade is ``error``: "the output (or: the schema) is
+  nested N levels deep, too deeply to validate" (about 250 levels fit under a recursive
+  ``$ref``, about 990 in a message); a schema that does not descend that far
+  (``{"type": "array"}``, ``required``, ``additionalProperties``) judges any depth.
 * a fail lists every violation (up to ``MAX_LISTED``, counted up to ``MAX_COUNTED``) as
   ``{path, keyword, message}`` in ``details["violations"]``: ``path`` is the RFC 6901 JSON
   Pointer of the offending value (``/`` shown for the document root), ``keyword`` is

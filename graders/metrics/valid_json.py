@@ -1,9 +1,11 @@
 """valid_json: the output parses as JSON.
 
-Settings (``details["signature"]``: ``valid_json|fence:tolerated|numbers:finite|max_depth:500``):
+Settings (``details["signature"]``: ``valid_json|fence:tolerated|numbers:finite|max_depth:100000``):
 one surrounding Markdown fence (```` ```json ```` or a bare ```` ``` ````, whitespace
 around it allowed) is removed first; then ``graders.engines.jsonparse.loads`` (JSON whitespace
-only, finite numbers, at most 500 levels of nesting, the last duplicate key wins).
+only, finite numbers, the last duplicate key wins, at most 100,000 levels of nesting: node's
+``JSON.parse`` reads any depth memory allows, so 600 or 100,000 levels pass; past 100,000 the
+fail says "nesting deeper than 100,000 levels" and where).
 Near-miss probe: ``strip_fence`` (a second fence) then ``trim`` (whitespace JSON does not
 allow, such as U+00A0 or U+3000, around the JSON), each tried after the tolerated fence.
 """

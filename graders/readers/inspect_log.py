@@ -56,6 +56,7 @@ from graders.readers._common import (
     scalar_or_none,
     text,
 )
+from graders.text.show import quoted_name
 
 __all__ = ["FORMAT_EVAL", "FORMAT_JSON", "looks_like", "read", "read_eval", "read_json"]
 
@@ -107,7 +108,7 @@ def read_json(data: bytes | str) -> ResultsFile:
             raise ResultsFileError("not an Inspect log: the document is not a JSON object")
         spec = doc.get("eval")
         if type(spec) is not dict:
-            keys = ", ".join(list(doc)[:8]) or "none"
+            keys = ", ".join(map(quoted_name, list(doc)[:8])) or "none"
             raise ResultsFileError(f'not an Inspect log: it has no "eval" object (its keys: {keys})')
         samples = doc.get("samples")
         if samples is None:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from graders.readers.frame import ResultsFile, ResultsFileError
+from graders.text.show import quoted_name
 
 _KEY_TEXT: dict[str, str] = {}  # '"key":' per object key seen (files repeat their keys)
 
@@ -215,7 +216,7 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
     for number, line in enumerate(lines, 1):
         try:
             obj, end = scan(line, 0)  # the C scanner, no wrapper: most lines are one object
-            if end != len(line) and line[end:].strip():
+            if end != len(line) and line[end:].strip(" \t\n\r"):  # JSON's whitespace only (not U+00A0)
                 raise StopIteration
         except (StopIteration, json.JSONDecodeError):
             # Leading spaces, a blank line, trailing text or broken JSON: the careful path.
@@ -232,8 +233,8 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
         except RecursionError:
             unreadable.append((number, "is nested too deeply to read"))
             continue
-        if type(obj) is not tuple:
-            unreadable.append((number, f"is {_kind(_EXACT.decode(line))}, not an object"))
+        if type(obj) is not tuple:  # an array is one to both decoders; a scalar is read again for its kind
+            unreadable.append((number, f"is {_kind(obj if type(obj) is list else _EXACT.decode(line))}, not an object"))
             continue
         row = dict(obj)
         if len(row) != len(obj) or not only_str(map(type, row.values())):
@@ -285,7 +286,7 @@ def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
         if "rows" not in fields:
             raise ResultsFileError(
                 'a JSON document must be an array of objects or an object with a "rows" array; '
-                f"this object has no \"rows\" (its fields: {', '.join(list(fields)[:8]) or 'none'})"
+                f"this object has no \"rows\" (its fields: {', '.join(map(quoted_name, list(fields)[:8])) or 'none'})"
             )
         entries = fields["rows"]
         if type(entries) is not list:

@@ -55,6 +55,7 @@ from graders.readers._common import (
     scalar_or_none,
     text,
 )
+from graders.text.show import quoted_name
 
 __all__ = ["FORMAT", "looks_like", "read"]
 
@@ -109,13 +110,13 @@ def _missing_message(doc: Any) -> str:
     top = _obj(doc)
     if top is None:
         return "not a promptfoo results file: the document is not a JSON object"
-    keys = ", ".join(list(top)[:8]) or "none"
+    keys = ", ".join(map(quoted_name, list(top)[:8])) or "none"
     if "results" not in top:
         return f'not a promptfoo results file: it has no "results" key (its keys: {keys})'
     summary = _obj(top["results"])
     if summary is None:
         return 'not a promptfoo results file: "results" is not an object holding a "results" list'
-    inner = ", ".join(list(summary)[:8]) or "none"
+    inner = ", ".join(map(quoted_name, list(summary)[:8])) or "none"
     return f'not a promptfoo results file: "results" has no "results" list (its keys: {inner})'
 
 

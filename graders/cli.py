@@ -20,6 +20,7 @@ from typing import Any, NoReturn, Sequence, TextIO
 
 from graders.config import ConfigError, command_line_config
 from graders.readers.frame import FORMATS, HARNESS_FORMATS
+from graders.scoring.limits import MAX_RESAMPLES, MIN_RESAMPLES
 from graders.scoring.output import (
     STDOUT,
     OutputError,
@@ -30,8 +31,6 @@ from graders.scoring.output import (
 )
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
-MIN_RESAMPLES = 100  # fewer gives intervals too coarse to read (one resample: a single point)
-MAX_RESAMPLES = 1_000_000  # more changes no figure worth reading, and a typo's extra digits run for hours
 
 
 class BadInput(Exception):

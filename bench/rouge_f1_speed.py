@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "metrics"))
 
 from squad_v11 import f1_score, metric_max_over_ground_truths, normalize_answer  # noqa: E402  (the script, verbatim)
 

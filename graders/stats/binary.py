@@ -67,7 +67,8 @@ class RateDesign:
     alike, or one case). ``divisor``: what n is divided by, ``used`` times
     (t_{G-1} / z)**2 at the interval's confidence, Korn & Graubard's (1998) allowance for a
     design effect estimated from G cases (the degrees of freedom of a cluster sample), 1
-    for one case."""
+    for one case or where every case's repeats agree (then the rows are G case outcomes
+    and no design effect is estimated)."""
 
     cases: int
     rows: int
@@ -77,10 +78,11 @@ class RateDesign:
     divisor: float
 
 
-def _design(cases: int, rows: int, deff: float | None, m: float, confidence: float) -> RateDesign:
+def _design(cases: int, rows: int, deff: float | None, m: float, confidence: float,
+            estimated: bool = True) -> RateDesign:
     used = m if deff is None else max(1.0, deff)
     allowance = 1.0
-    if cases >= 2:
+    if cases >= 2 and estimated:
         allowance = (t_quantile(0.5 + 0.5 * confidence, cases - 1) / _z_two_sided(confidence)) ** 2
     icc = None if deff is None or m <= 1 else (deff - 1) / (m - 1)
     return RateDesign(cases, rows, deff, icc, used, used * allowance)
@@ -95,8 +97,11 @@ def rate_design(values: np.ndarray, clusters: np.ndarray, confidence: float = 0.
     p = float(y.mean())
     if g < 2 or p in (0.0, 1.0):
         return _design(g, n, None, m, confidence)
-    resid = np.bincount(inverse, weights=y, minlength=g) - p * sizes
-    return _design(g, n, float(resid @ resid) / (n * p * (1 - p)), m, confidence)
+    passes = np.bincount(inverse, weights=y, minlength=g)
+    resid = passes - p * sizes
+    # every case's repeats alike: the rows are exactly G case outcomes, nothing estimated
+    alike = bool(np.all((passes == 0) | (passes == sizes)))
+    return _design(g, n, float(resid @ resid) / (n * p * (1 - p)), m, confidence, estimated=not alike)
 
 
 @dataclass(frozen=True)
@@ -112,9 +117,9 @@ def clustered_pass_rate(passed: np.ndarray, clusters: np.ndarray, confidence: fl
     """A pass rate over rows that repeat cases, with its interval clustered by case:
     Wilson's interval at the effective number of cases n / divisor (``RateDesign``: the
     design effect, the Rao-Scott way, with Korn & Graubard's degrees-of-freedom
-    allowance). 40 cases of 5 identical repeats give Wilson's interval over the 40 cases,
-    widened by (t_39 / z)**2: [0.371, 0.675] for 21 passing cases (Wilson's own:
-    [0.375, 0.671]). ``passed``: 0/1 per row, at least one row."""
+    allowance where the design effect is estimated). 40 cases of 5 identical repeats are
+    40 case outcomes: Wilson's interval over them, [0.375, 0.671] for 21 passing cases.
+    ``passed``: 0/1 per row, at least one row."""
     y = np.asarray(passed, dtype=float)
     if y.ndim != 1 or not len(y):
         raise ValueError("passed must be a non-empty one-dimensional array")

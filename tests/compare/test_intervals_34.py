@@ -98,18 +98,24 @@ def test_wilson_effective_is_wilson_at_whole_counts(k, n):
 
 def test_the_issues_example_forty_cases_of_five_identical_repeats():
     """Rows that are 40 cases repeated 5 times alike carry 40 cases' worth: the interval is
-    Wilson's over the cases ([0.375, 0.671] for 21 passing), widened by the degrees-of-freedom
-    allowance (t_39 / z)**2, not Wilson's over the 200 rows ([0.456, 0.593], 2.2x too narrow)."""
+    Wilson's over the cases ([0.375, 0.671] for 21 passing; repeats that all agree leave no
+    design effect to estimate, so no degrees-of-freedom allowance), not Wilson's over the
+    200 rows ([0.456, 0.593], 2.2x too narrow)."""
     passed = np.repeat(np.r_[np.ones(21), np.zeros(19)], 5)
     ids = np.repeat(np.arange(40), 5)
     rate = clustered_pass_rate(passed, ids)
     assert (rate.design.cases, rate.design.design_effect, rate.design.icc) == (40, pytest.approx(5.0), pytest.approx(1.0))
     rows = wilson_interval(105, 200)
     assert rows == pytest.approx((0.456, 0.593), abs=5e-4)
-    assert (rate.low, rate.high) == pytest.approx((0.375, 0.671), abs=5e-3)
+    assert (rate.low, rate.high) == pytest.approx((0.375, 0.671), abs=5e-4)
+    ref = scipy.stats.binomtest(21, 40).proportion_ci(method="wilson")
+    assert (rate.low, rate.high) == pytest.approx((ref.low, ref.high), abs=1e-12)
+    assert (rate.high - rate.low) / (rows[1] - rows[0]) == pytest.approx(2.2, abs=0.05)
+    # one case's repeats disagreeing: the design effect is estimated, and the allowance returns
+    passed[0] = 0
+    mixed = clustered_pass_rate(passed, ids)
     allowance = (scipy.stats.t.ppf(0.975, 39) / scipy.stats.norm.ppf(0.975)) ** 2
-    assert (rate.low, rate.high) == pytest.approx(wilson_effective(0.525, 40 / allowance), abs=1e-12)
-    assert (rate.high - rate.low) / (rows[1] - rows[0]) > 2.2
+    assert mixed.design.divisor == pytest.approx(mixed.design.used * allowance, rel=1e-12)
 
 
 def test_the_design_effect_is_the_cluster_variance_over_the_binomial():

@@ -24,12 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from graders.stats.bootstrap import (
-    _as_diffs,
-    _bootstrap_means,
-    _check_resamples,
-    _unit_sums,
-)
+from graders.stats.bootstrap import resampled_means
 from graders.stats.intervals import _check_confidence, normal_quantile, t_quantile
 
 METHODS = ("percentile", "expanded", "bca")
@@ -127,13 +122,9 @@ def bootstrap_interval(
     Fewer than two cases give (nan, nan)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    d = _as_diffs(diffs)
-    resamples, confidence = _check_resamples(resamples), _check_confidence(confidence)
-    if len(d) == 0:
+    drawn = resampled_means(diffs, clusters, resamples, confidence, seed)
+    if drawn is None:
         return (math.nan, math.nan)
-    sums, sizes = _unit_sums(d, clusters)
-    if len(sums) < 2:
-        return (math.nan, math.nan)
-    lows, highs, _ = intervals_by(method, _bootstrap_means(sums[None, :], sizes, resamples, seed),
-                                  sums[None, :], sizes, confidence)
+    sums, sizes, means = drawn
+    lows, highs, _ = intervals_by(method, means, sums[None, :], sizes, _check_confidence(confidence))
     return float(lows[0]), float(highs[0])

@@ -185,12 +185,24 @@ def paired_bootstrap(
     mean is over all its rows (a cluster bootstrap); ids that never repeat give exactly the
     plain bootstrap. ``diffs`` must be finite; fewer than two cases gives (nan, nan).
     """
-    d = _as_diffs(diffs)
-    resamples, confidence = _check_resamples(resamples), _check_confidence(confidence)
-    if len(d) == 0:
+    drawn = resampled_means(diffs, clusters, resamples, confidence, seed)
+    if drawn is None:
         return (math.nan, math.nan)
+    low, high = _percentile_interval(drawn[2], _check_confidence(confidence))
+    return (float(low[0]), float(high[0]))
+
+
+def resampled_means(
+    diffs: Any, clusters: Any, resamples: int, confidence: float, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The case sums, case sizes and ``resamples`` bootstrap means (one row) that
+    ``paired_bootstrap`` draws, after checking the settings; None for fewer than two cases."""
+    d = _as_diffs(diffs)
+    resamples = _check_resamples(resamples)
+    _check_confidence(confidence)
+    if len(d) == 0:
+        return None
     sums, sizes = _unit_sums(d, clusters)
     if len(sums) < 2:
-        return (math.nan, math.nan)
-    low, high = _percentile_interval(_bootstrap_means(sums[None, :], sizes, resamples, seed), confidence)
-    return (float(low[0]), float(high[0]))
+        return None
+    return sums, sizes, _bootstrap_means(sums[None, :], sizes, resamples, seed)

@@ -32,17 +32,10 @@ from graders.scoring.parallel import score_to_csv  # noqa: E402
 from graders.scoring.rows import prepare  # noqa: E402
 from graders.text.extract import extract_many, parse_extract  # noqa: E402
 
-STEPS = [
-    "Let's think step by step.",
-    "First, we compute the total cost: 12 * 3 = 36 dollars.",
-    "Option A ignores the discount, so it overestimates the price.",
-    "Option (B) double-counts the tax, which is a common mistake.",
-    "The ratio is 3/4, i.e. 0.75 of the original 1,200 units.",
-    "Checking the units: meters per second, as expected.",
-    "Die Antwort hängt von der Größe ab — wir prüfen beide Fälle.",
-    "Rechecking the arithmetic: 48 / 2 = 24, and 48 + 24 = 72.",
-    "This contradicts the assumption, so we discard that branch.",
-]
+sys.path.insert(0, str(ROOT / "bench"))
+from extract_forms_speed import STEPS as REPLY_STEPS  # noqa: E402
+
+STEPS = REPLY_STEPS  # the reasoning sentences the forms' bench writes too
 CHEAP_FOUR = ("exact", "normalized", "contains", "numeric")
 FORMS = ("gsm8k", "answer_letter")
 

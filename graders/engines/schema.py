@@ -3,8 +3,10 @@
 so that a run without the grader never loads jsonschema).
 
 A schema is compiled once (its dialect, the keyword walk, a validator class whose
-``pattern`` keywords are ECMAScript) and cached by its canonical JSON; ``grade_output``
-and ``probe_output`` grade one output with it, ``grade_many`` a column.
+``pattern`` keywords are ECMAScript, and the fast check of ``schema_fast``) and cached by
+its canonical JSON. ``graders.engines.schema_run`` grades outputs with it (``grade_many``
+a column, ``grade_output`` and ``probe_output`` one output); the words of a grade are here
+(``listed``, ``stopped``, ``passed_explanation``, ``failed_explanation``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 from urllib.parse import urldefrag, urljoin
 
@@ -26,20 +28,15 @@ from referencing.jsonschema import lookup_recursive_ref
 
 from graders.engines.jsonparse import (
     MAX_DEPTH,
-    PRE_PARSE_CHOICES,
-    apply_steps,
     depth,
     encodable,
-    explain_parse_error,
-    parse,
     path_sort_key,
     pointer,
-    pre_parse_hint,
     shorten,
     shorten_middle,
     shown_pointer,
 )
-from graders.engines.regex import RegexError, RegexTimeout, check_pattern, ecma_search
+from graders.engines.regex import check_pattern
 from graders.engines.schema_dialects import (  # noqa: F401  (the names this module has always offered)
     _DIALECT_BY_URI,
     _HARMLESS_BESIDE_REF,
@@ -56,7 +53,15 @@ from graders.engines.schema_dialects import (  # noqa: F401  (the names this mod
     Dialect,
     _dialect_key,
 )
-from graders.result import Block, Grade, error, not_judged, verdict
+from graders.engines.schema_patterns import MAX_TIMEOUTS, REGEX_TIMEOUT  # noqa: F401  (the grader's settings)
+from graders.engines.schema_patterns import PatternProblem as _PatternProblem
+from graders.engines.schema_patterns import search as _search
+from graders.result import Grade, error, not_judged
+
+try:  # the fast path reads jsonschema's keyword functions (private modules, pinned below 5)
+    from graders.engines.schema_fast import compile_fast
+except ImportError:  # pragma: no cover - a jsonschema that moved them: jsonschema judges every row
+    compile_fast = None
 
 
 def extras_msg(extras: Sequence[Any]) -> tuple[str, str]:  # jsonschema's _utils.extras_msg (private)
@@ -67,9 +72,10 @@ def is_valid(errors: Iterator[Any]) -> bool:  # jsonschema's _utils.is_valid (pr
     return next(errors, None) is None
 
 
-# The one private jsonschema name used: a validator's ``_resolver`` (no public accessor in
-# 4.x); pyproject.toml pins jsonschema below 5 and a test fails when the attribute moves.
-REGEX_TIMEOUT = 1.0  # seconds, per pattern match
+# Private jsonschema names used: a validator's ``_resolver`` here (no public accessor in 4.x);
+# the keyword functions (``_keywords``, ``_legacy_keywords``) and ``_utils.equal``/``uniq`` in
+# the fast path (schema_fast*), which matches keywords by those functions. pyproject.toml
+# pins jsonschema below 5; tests fail when they move (and the fast path then stands aside).
 MAX_LISTED = 1000  # violations kept in details
 MAX_COUNTED = 10_000  # violations counted before validation stops
 MAX_SHOWN = MAX_LISTED  # violations written out in the explanation: every one details keeps (SPEC §3)
@@ -77,29 +83,8 @@ MESSAGE_LIMIT = 300
 
 
 # --- ECMAScript patterns ---------------------------------------------------------------------
-
-
-class _PatternProblem(Exception):
-    """A pattern could not be run on an instance string (time limit or engine failure)."""
-
-
-@functools.lru_cache(maxsize=4096)
-def _cached_search(pattern: str, text: str) -> bool:
-    return ecma_search(pattern, text, timeout=REGEX_TIMEOUT)
-
-
-def _search(pattern: str, text: str) -> bool:
-    try:
-        if len(text) <= 256:  # short strings repeat across rows (enums, ids, dates)
-            return _cached_search(pattern, text)
-        return ecma_search(pattern, text, timeout=REGEX_TIMEOUT)
-    except RegexTimeout:
-        raise _PatternProblem(
-            f"the schema pattern {_show(pattern)} ran past its {REGEX_TIMEOUT:g} s time limit "
-            f"on a string of {len(text):,} characters and was stopped"
-        ) from None
-    except RegexError as e:
-        raise _PatternProblem(f"the schema pattern {_show(pattern)} could not run: {e}") from None
+# ``_search`` answers from the current run's pattern results (``schema_patterns``: batched
+# into V8, one time-out budget per run), or matches at once outside a run.
 
 
 def _pattern(validator, patrn, instance, schema):
@@ -255,6 +240,9 @@ def _validator_class(dialect: Dialect) -> type:
 
 
 _CLASSES = {name: _validator_class(d) for name, d in DIALECTS.items()}
+# The keyword functions above, for the compiled fast path (schema_fast), by what they stand for.
+_OWN_KEYWORDS = {_pattern: "pattern", _pattern_properties: "pattern_properties",
+                 _additional_properties: "additional_properties"}
 # Never fetch: only the schema itself and the bundled meta-schemas resolve.
 _NO_FETCH = referencing.Registry()
 
@@ -280,6 +268,7 @@ class Compiled:
     validator: Any = None
     problem: Grade | None = None  # not_judged / error, when the schema cannot be used
     uses_format: bool = False
+    fast: Any = None  # schema_fast.Fast: the compiled check, None where jsonschema runs every row
 
 
 @dataclass
@@ -419,7 +408,9 @@ def _compile_schema(schema: Any) -> Compiled:
                 f"({encodable(shorten(str(e), 200))}).",
                 **sig, schema_error={"location": loc, "message": f"unresolvable {kw}"},
             ))
-    return Compiled(dialect, validator=validator, uses_format=w.uses_format)
+    fast = None if compile_fast is None else compile_fast(
+        schema, validator, dialect.name, dialect.id_keyword, _OWN_KEYWORDS, MAX_LISTED)
+    return Compiled(dialect, validator=validator, uses_format=w.uses_format, fast=fast)
 
 
 @functools.lru_cache(maxsize=256)
@@ -497,14 +488,6 @@ def violations(compiled: Compiled, instance: Any) -> tuple[list[dict[str, str]],
     return [v for _, v in found], count
 
 
-def grade_output(output: str, schema: Any, pre_parse: tuple[str, ...]) -> Grade:
-    """One output (after ``pre_parse``) against ``schema``: the grader's ``Grade``."""
-    compiled = compile_schema(schema)
-    if compiled.problem is not None:
-        return compiled.problem
-    return _grade_compiled(output, compiled, pre_parse)
-
-
 def _too_deep(instance: Any, schema: Any) -> str:
     for what, value in (("output", instance), ("schema", schema)):
         if (levels := depth(value)) >= 100:  # counted without recursion
@@ -520,79 +503,59 @@ def _evaluator_failed(e: Exception) -> str:
     return f"Validation stopped: the schema evaluator (jsonschema) failed on this schema and output ({why})."
 
 
-def _grade_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...]) -> Grade:
-    dialect = compiled.dialect
-    details: dict[str, Any] = {"signature": _signature(dialect, pre_parse), "draft": dialect.name}
-    text = apply_steps(output, pre_parse) if pre_parse else output
-    instance, e = parse(text)
-    if e is not None:
-        return verdict(
-            False, explain_parse_error(e, text) + pre_parse_hint(text, pre_parse),
-            **details, parse_error=e.as_dict(), violations=[],
-        )
-    try:
-        found, count = violations(compiled, instance)
-    except _PatternProblem as e:
-        return error(f"Validation stopped: {e}.", **details)
-    except (referencing.exceptions.Unresolvable, js_exceptions._RefResolutionError) as e:
-        why = encodable(shorten(str(e), 200))
-        return error(f"Validation stopped: a $ref could not be resolved ({why}).", **details)
-    except RecursionError:
-        return error(_too_deep(instance, compiled.validator.schema), **details)
-    except Exception as e:  # the evaluator's own fault on an odd schema: an error row, not a crash
-        return error(_evaluator_failed(e), **details)
-    except BaseException as e:
-        # The Rust core of `referencing` panics (PanicException, not an Exception) where a
-        # recursion limit trips inside it, as RecursionError does in Python.
-        if type(e).__name__ != "PanicException":
-            raise
-        return error(_too_deep(instance, compiled.validator.schema), **details)
-    if not found:
-        note = " (format is an annotation here, not checked)" if compiled.uses_format else ""
-        return verdict(True, f"The output is valid JSON and matches the schema ({dialect.label}){note}.",
-                       **details, violations=[])
+def stopped(e: BaseException, instance: Any, compiled: Compiled) -> str | None:
+    """Why validating ``instance`` stopped with ``e`` (an error grade's explanation), or None
+    for an exception that is not the evaluator's to report (re-raise it)."""
+    if isinstance(e, _PatternProblem):
+        return f"Validation stopped: {e}."
+    if isinstance(e, (referencing.exceptions.Unresolvable, js_exceptions._RefResolutionError)):
+        return f"Validation stopped: a $ref could not be resolved ({encodable(shorten(str(e), 200))})."
+    if isinstance(e, RecursionError):
+        return _too_deep(instance, compiled.validator.schema)
+    if isinstance(e, Exception):  # the evaluator's own fault on an odd schema: an error row, not a crash
+        return _evaluator_failed(e)
+    # The Rust core of `referencing` panics (PanicException, not an Exception) where a
+    # recursion limit trips inside it, as RecursionError does in Python.
+    if type(e).__name__ == "PanicException":
+        return _too_deep(instance, compiled.validator.schema)
+    return None
+
+
+_PATHS: dict[tuple, tuple[tuple, str]] = {}  # path -> (its sort key, its JSON Pointer): paths repeat across rows
+
+
+def listed(errors: Sequence[tuple[tuple, str, str]]) -> tuple[list[dict[str, str]], int]:
+    """``violations`` for the fast path's ``(path, keyword, message)`` triples (at most MAX_LISTED)."""
+    if len(errors) == 1:  # most fails: nothing to sort
+        (path, keyword, message), = errors
+        got = _PATHS.get(path)
+        where = got[1] if got is not None else pointer(path)
+        return [{"path": where, "keyword": keyword, "message": encodable(shorten_middle(message, MESSAGE_LIMIT))}], 1
+    found = []
+    for path, keyword, message in errors:
+        got = _PATHS.get(path)
+        if got is None:
+            if len(_PATHS) >= 10_000:
+                _PATHS.clear()
+            got = _PATHS[path] = (path_sort_key(path), pointer(path))
+        shown = encodable(shorten_middle(message, MESSAGE_LIMIT))
+        found.append(((got[0], keyword, shown), {"path": got[1], "keyword": keyword, "message": shown}))
+    found.sort(key=lambda kv: kv[0])
+    return [v for _, v in found], len(errors)
+
+
+def details_of(compiled: Compiled, steps: tuple[str, ...]) -> dict[str, Any]:
+    return {"signature": _signature(compiled.dialect, steps), "draft": compiled.dialect.name}
+
+
+def passed_explanation(compiled: Compiled) -> str:
+    note = " (format is an annotation here, not checked)" if compiled.uses_format else ""
+    return f"The output is valid JSON and matches the schema ({compiled.dialect.label}){note}."
+
+
+def failed_explanation(compiled: Compiled, found: list[dict[str, str]], count: int) -> str:
     shown = "; ".join(f"at {shown_pointer(v['path'])} ({v['keyword']}): {v['message']}" for v in found[:MAX_SHOWN])
     counted = f"{count:,}" if count < MAX_COUNTED else f"at least {MAX_COUNTED:,}"
     more = f"; … and {count - MAX_SHOWN:,} more" if count > MAX_SHOWN else ""
     noun = "violation" if count == 1 else "violations"
-    return verdict(
-        False, f"The output does not match the schema ({dialect.label}), {counted} {noun}: {shown}{more}.",
-        **details, violations=found, violation_count=count,
-    )
-
-
-def probe_output(output: str, schema: Any, pre_parse: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The pre-parse steps not already taken that alone turn a fail into a pass (SPEC §4)."""
-    compiled = compile_schema(schema)
-    return () if compiled.problem is not None else _probe_compiled(output, compiled, tuple(pre_parse or ()))
-
-
-def _probe_compiled(output: str, compiled: Compiled, pre_parse: tuple[str, ...]) -> tuple[str, ...]:
-    codes = []
-    base = apply_steps(output, pre_parse)
-    for step in PRE_PARSE_CHOICES:
-        if step in pre_parse:
-            continue
-        if apply_steps(base, (step,)) == base:  # the step changes nothing: it cannot flip
-            continue
-        if _grade_compiled(output, compiled, (*pre_parse, step)).status == "pass":
-            codes.append(step)
-    return tuple(codes)
-
-
-def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schema: Any,
-               pre_parse: tuple[str, ...] = ()) -> Block:
-    """``run`` over a column (verdict, then the probe on each fail), the schema compiled once."""
-    steps = tuple(pre_parse or ())
-    compiled = compile_schema(schema)
-    if compiled.problem is not None:
-        return Block.from_grades([compiled.problem] * len(outputs))
-    block = Block(len(outputs))
-    for i, output in enumerate(outputs):
-        g = _grade_compiled(output, compiled, steps)
-        if g.status == "fail":
-            codes = _probe_compiled(output, compiled, steps)
-            if codes:
-                g = replace(g, near_miss=codes)
-        block.set(i, g)
-    return block
+    return f"The output does not match the schema ({compiled.dialect.label}), {counted} {noun}: {shown}{more}."

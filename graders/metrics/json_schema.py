@@ -12,8 +12,12 @@ format:annotation|refs:local|pre_parse:none|max_depth:100000``):
   keywords beside ``$ref`` are ignored, an assertion beside ``$ref`` is not judged too.
 * ``pattern`` and ``patternProperties`` (also where ``additionalProperties`` and
   ``unevaluatedProperties`` consult them) use ECMAScript regular expressions with the
-  ``u`` flag (``graders.engines.regex``), as JSON Schema requires; a pattern past its time limit
-  gives ``error``. ``format`` is an annotation, not asserted (the 2020-12 default).
+  ``u`` flag (``graders.engines.regex``), as JSON Schema requires. Each match has a time limit
+  (``REGEX_TIMEOUT``, 1 s); a row whose pattern runs past it is an ``error``, and a run (one
+  column, or one call) allows ``MAX_TIMEOUTS`` (3) such time-outs in all: past them the rows
+  that need a pattern not yet run are an ``error`` saying so, so a pattern that backtracks
+  catastrophically costs seconds, not the limit on every row. ``format`` is an annotation,
+  not asserted (the 2020-12 default).
 * ``$ref`` must stay inside the schema (or point at a JSON Schema meta-schema); a remote
   reference is not fetched: ``not_judged``. A ``$ref`` to nothing in the schema: ``error``.
 * an invalid schema (fails its meta-schema; patterns checked as ECMAScript): ``error``.
@@ -31,9 +35,19 @@ format:annotation|refs:local|pre_parse:none|max_depth:100000``):
   jsonschema's ``error.validator`` (``false`` for a ``false`` subschema), sorted by path
   (array indices numerically) then keyword then message.
 
+Speed: the schema is compiled once into a fast check (``graders.engines.schema_fast``) that
+decides validity as jsonschema's validator for the dialect would, and lists the violations
+only of the rows that fail; each distinct output is judged once, and the patterns of a
+column run in a few batches (``graders.engines.schema_patterns``). Where the fast check does
+not reach (``$dynamicRef``, ``unevaluated*``, anchors, a failing ``anyOf``/``oneOf``, an
+output nested deeper than 32 levels), jsonschema itself judges the row: the same verdicts
+and violations either way (``bench/json_schema_speed.py`` measures it against a prebuilt
+``Draft202012Validator``).
+
 The validation (jsonschema, the dialects, ECMAScript patterns, the compile cache) is
-``graders.engines.schema``, imported when the grader first runs or a schema is first
-checked; its names are reachable from here too (``json_schema.compile_schema``).
+``graders.engines.schema`` and the column runner ``graders.engines.schema_run``, imported
+when the grader first runs or a schema is first checked; the former's names are reachable
+from here too (``json_schema.compile_schema``).
 """
 
 from __future__ import annotations
@@ -51,6 +65,10 @@ def _validation() -> ModuleType:
     return import_module("graders.engines.schema")
 
 
+def _runner() -> ModuleType:
+    return import_module("graders.engines.schema_run")
+
+
 def __getattr__(name: str) -> Any:
     """The validation module's names (``compile_schema``, ``DIALECTS``, ``KEYWORDS``, …),
     loading it on first use."""
@@ -60,18 +78,18 @@ def __getattr__(name: str) -> Any:
 
 
 def _probe(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> tuple[str, ...]:
-    return _validation().probe_output(output, schema, tuple(pre_parse or ()))
+    return _runner().probe_output(output, schema, tuple(pre_parse or ()))
 
 
 def grade_many(refs: Sequence[tuple[str, ...]], outputs: Sequence[str], *, schema: Any,
                pre_parse: tuple[str, ...] = ()) -> Block:
     """The grader over a column: the verdict, then the probe on each fail, the schema compiled once."""
-    return _validation().grade_many(refs, outputs, schema=schema, pre_parse=pre_parse)
+    return _runner().grade_many(refs, outputs, schema=schema, pre_parse=pre_parse)
 
 
 def grade_json_schema(refs: tuple[str, ...], output: str, *, schema: Any, pre_parse: tuple[str, ...] = ()) -> Grade:
     """Pass when the output (after ``pre_parse``) is JSON valid under ``schema``."""
-    return _validation().grade_output(output, schema, tuple(pre_parse or ()))
+    return _runner().grade_output(output, schema, tuple(pre_parse or ()))
 
 
 SPEC = GraderSpec(

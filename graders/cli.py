@@ -24,6 +24,7 @@ from graders.scoring.limits import MAX_RESAMPLES, MIN_RESAMPLES
 from graders.scoring.output import (
     STDOUT,
     OutputError,
+    VersionAction,
     report_to_stderr,
     spreadsheet_safe_output,
     text_output,
@@ -44,27 +45,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-class _VersionAction(argparse.Action):
-    """``--version``, looked up only when asked (importlib.metadata costs every run 8 ms)."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
-        from importlib import metadata
-
-        try:
-            sys.stdout.write(f"gradeboard {metadata.version('gradeboard')}\n")
-        except metadata.PackageNotFoundError:  # a source tree that was never installed
-            sys.stdout.write("gradeboard unknown (not installed)\n")
-        parser.exit()
-
-
 def _parser() -> argparse.ArgumentParser:
     from graders.registry import REGISTRY
 
     p = _Parser(prog="gradeboard", description="Grade LLM eval results with code graders.")
-    p.add_argument("--version", action=_VersionAction)
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(sp: argparse.ArgumentParser, out: str, files: str) -> None:

@@ -446,7 +446,30 @@ def compare_scored(
         on = "the same row" if source == "wide" else "(id, repeat)"
         raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair "
                            f"on {on}{_left_out_phrase(prepared)}")
-    # Repeats: resample whole cases (a cluster bootstrap).
+    sizes = {name: families.size(name) for name in scorers}
+    results, item_codes = paired_summaries(pairs, scorers, resamples=resamples, seed=seed, family_sizes=sizes)
+    if all(results[name].n == 0 for name in scorers):
+        graders = ", ".join(scorers)
+        raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
+                           f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
+    adjusted = families.adjust({n: results[n].p_value for n in scorers})
+    metrics = {}
+    for name in scorers:
+        binary = name == "overall" or get_spec(name).binary
+        role = families.role(name)
+        words = verdict_words(results[name], adjusted[name] if role == "holm" else None, unadjusted=role == "unadjusted")
+        metrics[name] = MetricComparison(name, binary, results[name], adjusted[name], words, role)
+    corpus = paired_corpus(scored, pairs, rows, config, a, b, item_codes, resamples=resamples, seed=seed)
+    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
+                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}), families, sides,
+                      corpus)
+
+
+def paired_summaries(pairs: pd.DataFrame, scorers: Sequence[str], *, resamples: int, seed: int,
+                     family_sizes: Mapping[str, int] | None = None) -> tuple[dict[str, PairedSummary], np.ndarray]:
+    """Each metric's ``PairedSummary`` over ``pairs`` (``_pair``'s rows, or some of them),
+    and each pair's case code (the unit resampled). Repeats: whole cases are resampled (a
+    cluster bootstrap)."""
     metrics_in: dict[str, dict[str, Any]] = {}
     keys: dict[str, np.ndarray] = {}
     item = pairs["item"].to_numpy(dtype=object)
@@ -464,34 +487,19 @@ def compare_scored(
         metrics_in[name] = arrays
         keys[name] = at
     # Every scorer has a row per case on each side, in the same order: one call draws the
-    # resamples once for all metrics. Repeats: whole cases are resampled (cluster bootstrap).
-    sizes = {name: families.size(name) for name in scorers}
+    # resamples once for all metrics.
     first = case_codes[keys[scorers[0]]]
     if all(np.array_equal(case_codes[at], first) for at in keys.values()):
         clusters = item_codes[keys[scorers[0]]]
-        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed, family_sizes=sizes,
-                                  alpha=ALPHA)
+        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed,
+                                  family_sizes=family_sizes, alpha=ALPHA)
     else:  # pragma: no cover - defensive: align per metric
         results = {}
         for name in scorers:
             clusters = item_codes[keys[name]]
             results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed,
-                                           family_sizes=sizes, alpha=ALPHA))
-    if all(results[name].n == 0 for name in scorers):
-        graders = ", ".join(scorers)
-        raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
-                           f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
-    adjusted = families.adjust({n: results[n].p_value for n in scorers})
-    metrics = {}
-    for name in scorers:
-        binary = name == "overall" or get_spec(name).binary
-        role = families.role(name)
-        words = verdict_words(results[name], adjusted[name] if role == "holm" else None, unadjusted=role == "unadjusted")
-        metrics[name] = MetricComparison(name, binary, results[name], adjusted[name], words, role)
-    corpus = paired_corpus(scored, pairs, rows, config, a, b, item_codes, resamples=resamples, seed=seed)
-    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
-                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}), families, sides,
-                      corpus)
+                                           family_sizes=family_sizes, alpha=ALPHA))
+    return results, item_codes
 
 
 def compare_file(

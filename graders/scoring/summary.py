@@ -229,13 +229,18 @@ class _Columns:
         code = self.system_names.index(system) if system in self.system_names else -2
         return at[self.system_codes[at] == code]
 
-    def by_scorer(self, within: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    def by_scorer(self, within: np.ndarray | None = None, cases: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        """Each scorer's figures over the rows ``within`` (None: all); with ``cases``
+        (``repeat_cases``), the pass rates clustered by case (``clustered_rates``)."""
         groups = self.scorers if within is None else positions_by_code(self.scorer_codes, self.scorer_names, within)
-        return {
+        out = {
             str(name): _stats(self.status_codes[at], self.status_names, self.values[at], self.near[at],
                               self._no_answer(name, at))
             for name, at in groups.items()
         }
+        if cases is not None:
+            clustered_rates(out, groups, self, cases)
+        return out
 
     def _no_answer(self, name: Any, at: np.ndarray) -> np.ndarray | None:
         """The scorer's no-answer flags at ``at``, or None when it does not count them."""
@@ -356,17 +361,13 @@ def summarize(
     them (used instead of ``scored``'s details). ``scored``: the scored frame, or the
     ``Tally`` of ``batch.score_to_csv`` (which holds its statistics)."""
     cols = _Columns(scored, None if config is None else extracting_graders(config))
-    overall = cols.by_scorer()
     cases = repeat_cases(scored, rows, cols)  # with repeats: pass rates clustered by case (issue 34)
-    if cases is not None:
-        clustered_rates(overall, cols.scorers, cols, cases)
+    overall = cols.by_scorer(cases=cases)
     by_system = cols.systems()
     if len(by_system) == 1:  # one system: its figures are the overall ones
         systems = {str(name): {k: dict(v) for k, v in overall.items()} for name in by_system}
     else:
-        systems = {str(name): cols.by_scorer(at) for name, at in by_system.items()}
-        for name, at in by_system.items() if cases is not None else ():
-            clustered_rates(systems[str(name)], positions_by_code(cols.scorer_codes, cols.scorer_names, at), cols, cases)
+        systems = {str(name): cols.by_scorer(at, cases) for name, at in by_system.items()}
     return {
         "cases": int(len(rows)),
         "graders": overall,
@@ -449,19 +450,7 @@ def report_text(summary: Mapping[str, Any]) -> str:
                      "(map one with the configuration's columns)")
     for system, per in summary["systems"].items():
         lines.append(f"[{system}]")
-        for scorer, st in per.items():
-            if scorer.startswith("assert:"):
-                continue
-            rate = "" if st["pass_rate"] is None else (
-                f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
-                + ("" if "pass_rate_clustered" not in st else
-                   f" (clustered by case: {st['pass_rate_clustered']['cases']} cases, "
-                   f"design effect {st['pass_rate_clustered']['design_effect_used']:.2f}, "
-                   f"as {st['pass_rate_clustered']['effective_cases']:.1f} independent cases)"))
-            mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
-            no_answer = "" if "no_answer" not in st else f" (no answer {st['no_answer']})"
-            lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6}{no_answer} not judged "
-                         f"{st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
+        lines += _scorer_lines(per)
     lines += report_lines(lo)
     if summary.get("unknown_assertions"):
         kinds = ", ".join(f"{k} ×{v}" for k, v in summary["unknown_assertions"].items())
@@ -471,6 +460,25 @@ def report_text(summary: Mapping[str, Any]) -> str:
 
         lines += agreement_lines(summary["harness_agreement"])
     return "\n".join(lines) + "\n"
+
+
+def _scorer_lines(per: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One report line per grader (assertions left out): its counts, mean and pass rate."""
+    lines = []
+    for scorer, st in per.items():
+        if scorer.startswith("assert:"):
+            continue
+        rate = "" if st["pass_rate"] is None else (
+            f" pass rate {st['pass_rate']:.3f} [{st['pass_rate_ci95'][0]:.3f}, {st['pass_rate_ci95'][1]:.3f}]"
+            + ("" if "pass_rate_clustered" not in st else
+               f" (clustered by case: {st['pass_rate_clustered']['cases']} cases, "
+               f"design effect {st['pass_rate_clustered']['design_effect_used']:.2f}, "
+               f"as {st['pass_rate_clustered']['effective_cases']:.1f} independent cases)"))
+        mean = "" if st["mean_score"] is None else f" mean {st['mean_score']:.4f}"
+        no_answer = "" if "no_answer" not in st else f" (no answer {st['no_answer']})"
+        lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6}{no_answer} not judged "
+                     f"{st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
+    return lines
 
 
 def parse_fail_under(values: Sequence[str], graders: Sequence[str]) -> list[tuple[str, float]]:

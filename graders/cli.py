@@ -68,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"a grader ({', '.join(REGISTRY)}), with parameters after a colon "
                              "(exact:extract=gsm8k); repeatable; adds to the configuration's "
                              "(with neither: exact and normalized)")
+        sp.add_argument("--by", metavar="COLUMN", help="also give the figures per value of COLUMN (metadata.category)")
 
     s = sub.add_parser("score", help="score every row and write the scored file")
     common(s, "the scored CSV (one row per case, system, repeat and scorer)",
@@ -136,7 +137,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         try:
             out = files.enter_context(spreadsheet_safe_output(args.out)) if args.spreadsheet_safe else args.out
             run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
-                                 workers=_workers(args), write_to=sys.stdout.buffer if out == STDOUT else out)
+                                 workers=_workers(args), write_to=sys.stdout.buffer if out == STDOUT else out, by=args.by)
             if args.out == STDOUT:
                 sys.stdout.flush()
         except OSError as e:  # OutputError, or standard output's flush
@@ -174,7 +175,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         file = _read(args)
         a, b = first_versions(file, args.files) if args.version_a is None and args.version_b is None else (None, None)
         result = compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
-                              resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.primary or args.fail_if_worse or None)
+                              resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.primary or args.fail_if_worse or None, by=args.by)
         tripped = result.fail_if_worse(args.fail_if_worse)
         try:
             write_comparison(result, out, spreadsheet_safe=args.spreadsheet_safe)

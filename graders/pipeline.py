@@ -15,7 +15,8 @@ from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
 from graders.scoring.limits import check_max_bytes, check_workers
 from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.scoring.rows import Prepared, prepare
-from graders.scoring.summary import Tally, summarize
+from graders.scoring.slices import check_column, slice_summary
+from graders.scoring.summary import Tally, extracting_graders, summarize
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ def score_prepared(
     start_method: str = "fork",
     prepared: Prepared | None = None,
     explain: bool = True,
+    by: str | None = None,
 ) -> ScoreRun:
     """Prepare and score ``file``; with ``write_to`` (a path or a binary file) the scored CSV is
     written while scoring (``batch.score_to_csv``) and ``scored`` is the ``Tally`` the
@@ -71,8 +73,12 @@ def score_prepared(
     processes start (``batch.score_frame``; "forkserver" inside a threaded host).
     ``prepared``: ``prepare(file, mapping, needs_expected=config.needs_expected)`` when the
     caller has it already (the dashboard's left-out report did it). ``explain=False``
-    defers the cheap graders' explanations (``batch.score_frame``; not with ``write_to``)."""
+    defers the cheap graders' explanations (``batch.score_frame``; not with ``write_to``).
+    ``by``: a column of the file (a dotted metadata field too) whose values slice the
+    figures: the summary's ``by`` section (``scoring.slices``), checked before scoring."""
     config = as_run_config(config)
+    if by is not None:
+        check_column(file, by)
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     if prepared is None:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
@@ -92,6 +98,8 @@ def score_prepared(
         scored, prepared.rows, graders=config.grader_names, left_out=prepared.left_out.to_dict(),
         config={**config.to_dict(), "columns": mapping_dict(mapping)}, statistics=statistics,
     )
+    if by is not None:
+        summary["by"] = slice_summary(file, prepared.rows, scored, by, extracting_graders(summary["config"]))
     agreement = _harness_agreement(file, prepared, config, scored)
     if agreement:
         summary["harness_agreement"] = agreement
@@ -130,13 +138,15 @@ def score_file(
     workers: int | None = None,
     progress: Progress | None = None,
     cancel: Cancel | None = None,
+    by: str | None = None,
 ) -> ScoreRun:
     """Read ``source``, map its columns (suggestions overridden by the configuration),
     leave out what cannot be scored, score the rest and summarize. ``config``: a
-    ``RunConfig``, its JSON form as a dict, or the path of its JSON file."""
+    ``RunConfig``, its JSON form as a dict, or the path of its JSON file. ``by``: a column
+    whose values slice the figures (the summary's ``by`` section, ``scoring.slices``)."""
     config = as_run_config(config)
     workers, max_bytes = check_workers(workers), check_max_bytes(max_bytes)
     file = read_results(source, format=format, max_bytes=max_bytes)
     return score_prepared(
-        file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel
+        file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel, by=by
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -26,6 +26,7 @@ import pandas as pd
 
 from graders.compare.corpus import CORPUS_METRICS, corpus_lines, paired_corpus
 from graders.compare.families import ALPHA, FamilyError, HolmFamilies, holm_families
+from graders.compare.slices import comparison_slices, slice_lines
 from graders.compare.words import verdict_words
 from graders.config import RunConfig, as_run_config, mapping_dict
 from graders.pipeline import resolve_mapping
@@ -35,6 +36,7 @@ from graders.scoring.limits import check_resamples, check_seed, check_workers
 from graders.scoring.output import spreadsheet_cell, write_csv
 from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
+from graders.scoring.slices import check_column
 from graders.scoring.summary import summarize, unknown_assertion_kinds
 from graders.stats import PairedSummary, summarize_pairs
 from graders.text.show import quoted_name
@@ -103,6 +105,7 @@ class Comparison:
     families: HolmFamilies | None = None  # which metrics Holm's adjustment ran over
     sides: str = ""  # how A and B were chosen
     paired_corpus: Mapping[str, Any] = field(default_factory=dict)  # corpus BLEU / chrF, paired bootstrap
+    by: Mapping[str, Any] = field(default_factory=dict)  # the figures per slice (compare.slices), when asked
 
     def worse_beyond_interval(self, name: str) -> bool:
         """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
@@ -169,6 +172,14 @@ class Comparison:
         p = self.pairs[(self.pairs["grader"] == grader) & self.pairs["paired"] & (self.pairs["diff"] < 0)]
         return p.sort_values(["diff", "item"], kind="stable").head(k)
 
+    def metrics_of(self, pairs: pd.DataFrame) -> dict[str, MetricComparison]:
+        """Each metric over ``pairs``, some of ``self.pairs`` (a slice's), at this comparison's
+        resamples and seed; each p unadjusted (a slice is a closer look, not Holm's family)."""
+        results, _ = paired_summaries(pairs, list(self.metrics), resamples=self.resamples, seed=self.seed)
+        return {name: MetricComparison(name, m.binary, results[name], None,
+                                       verdict_words(results[name], unadjusted=True), "unadjusted")
+                for name, m in self.metrics.items()}
+
     def summary(self) -> dict[str, Any]:
         """The comparison's figures (``metrics``), and beside them each side's own run summary
         as ``gradeboard score`` writes it (SPEC §7): ``graders`` {A label, B label: per
@@ -189,6 +200,7 @@ class Comparison:
             "unpaired": dict(self.unpaired),
             "left_out": self.prepared.left_out.to_dict(),
             "config": dict(self.settings),
+            **({"by": dict(self.by)} if self.by else {}),
         }
 
     def report(self) -> str:
@@ -219,7 +231,7 @@ class Comparison:
             unknown = unknown_assertion_kinds(self.scored, scorers)
             if unknown:
                 lines.append("assertion kinds not run: " + ", ".join(f"{k} ×{v}" for k, v in unknown.items()))
-        return "\n".join(lines)
+        return "\n".join(lines + (slice_lines(self.by) if self.by else []))
 
 
 _PASS_VALUE = {"true": 1.0, "false": 0.0}
@@ -506,13 +518,14 @@ def compare_file(
     file: ResultsFile | str | os.PathLike[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
     mapping: Mapping[str, str | None] | None = None, version_a: str | None = None, version_b: str | None = None,
     resamples: int = 2000, seed: int = 0, workers: int | None = None, start_method: str = "fork",
-    primary: Sequence[str] | None = None,
+    primary: Sequence[str] | None = None, by: str | None = None,
 ) -> Comparison:
     """Map, prepare and compare a results file (see the module docstring): ``file`` as
     ``read_results`` returns it, or its path; ``config`` a ``RunConfig``, its JSON form as a
     dict, or the path of its JSON file. ``primary``: the metrics Holm's adjustment runs
     over (the command line passes its ``--fail-if-worse`` graders; None: every grader). A
-    long file's A and B are its first two versions in file order, rows left out included."""
+    long file's A and B are its first two versions in file order, rows left out included.
+    ``by``: a column whose values slice the figures (``Comparison.by``, ``compare.slices``)."""
     from graders.scoring.rows import MappingError
 
     if isinstance(file, (str, os.PathLike)):
@@ -520,14 +533,17 @@ def compare_file(
     elif not isinstance(file, ResultsFile):
         raise TypeError(f"compare_file takes a file read by read_results, or its path, not {type(file).__name__}")
     config = as_run_config(config)
+    if by is not None:
+        check_column(file, by)
     mapping = dict(mapping) if mapping is not None else resolve_mapping(file, config)
     try:
         prepared = prepare(file, mapping, needs_expected=config.needs_expected)
     except MappingError as e:
         raise CompareError(str(e)) from None
-    return compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
-                            resamples=resamples, seed=seed, workers=workers, start_method=start_method,
-                            primary=primary, versions_in_file=file_versions(file, mapping))
+    result = compare_prepared(prepared, config, mapping, version_a=version_a, version_b=version_b,
+                              resamples=resamples, seed=seed, workers=workers, start_method=start_method,
+                              primary=primary, versions_in_file=file_versions(file, mapping))
+    return result if by is None else replace(result, by=comparison_slices(result, file, by))
 
 
 def comparison_columns(result: Comparison) -> list[str]:

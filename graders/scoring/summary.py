@@ -21,6 +21,7 @@ import pandas as pd
 from graders.result import STATUSES
 from graders.stats.binary import clustered_pass_rate
 from graders.stats.intervals import wilson_interval
+from graders.text.show import quoted_name
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:
@@ -380,11 +381,13 @@ def summarize(
     }
 
 
-def repeat_cases(scored: "pd.DataFrame | Tally", rows: pd.DataFrame, cols: _Columns) -> np.ndarray | None:
+def repeat_cases(scored: "pd.DataFrame | Tally", rows: pd.DataFrame, cols: _Columns,
+                 positions: np.ndarray | None = None) -> np.ndarray | None:
     """Each scored row's case, a code of its (system, item), when some case repeats among
-    ``rows``; else None. A ``Tally`` holds no items: each row's scored rows follow one
-    another, its first scorer's first, so a running count of that scorer finds the row
-    (checked against the systems; None when it does not hold)."""
+    ``rows``; else None. ``positions``: each scored row's position in ``rows``, when known.
+    A ``Tally`` holds no items: each row's scored rows follow one another, its first
+    scorer's first, so a running count of that scorer finds the row (checked against the
+    systems; None when it does not hold)."""
     from graders.scoring.rows import group_codes
 
     if not len(rows) or not (rows["repeat"].to_numpy(dtype=object) != "").any():
@@ -392,6 +395,8 @@ def repeat_cases(scored: "pd.DataFrame | Tally", rows: pd.DataFrame, cols: _Colu
     row_cases = group_codes([rows["system"].to_numpy(dtype=object), rows["item"].to_numpy(dtype=object)])
     if int(row_cases.max()) + 1 == len(rows):  # every case once
         return None
+    if positions is not None:
+        return row_cases[positions]
     if not isinstance(scored, Tally):
         return group_codes([scored["system"].to_numpy(dtype=object), scored["item"].to_numpy(dtype=object)])
     if not len(cols.scorer_codes):
@@ -459,6 +464,8 @@ def report_text(summary: Mapping[str, Any]) -> str:
         from graders.scoring.agreement import agreement_lines
 
         lines += agreement_lines(summary["harness_agreement"])
+    if summary.get("by"):
+        lines += slice_lines(summary["by"])
     return "\n".join(lines) + "\n"
 
 
@@ -478,6 +485,20 @@ def _scorer_lines(per: Mapping[str, Mapping[str, Any]]) -> list[str]:
         no_answer = "" if "no_answer" not in st else f" (no answer {st['no_answer']})"
         lines.append(f"  {scorer:<12} passed {st['passed']:>6} failed {st['failed']:>6}{no_answer} not judged "
                      f"{st['not_judged']:>5} errors {st['errors']:>5} near misses {st['near_misses']:>5}{mean}{rate}")
+    return lines
+
+
+def slice_lines(by: Mapping[str, Any]) -> list[str]:
+    """The report's slices (``scoring.slices``): per slice (and system, with several) one
+    line per grader, as the whole file's."""
+    column, slices = by["column"], by["slices"]
+    lines = [f"by {quoted_name(column)}: {len(slices)} slice{'' if len(slices) == 1 else 's'}"
+             + ("; (missing): rows whose cell is absent or empty" if slices and slices[-1]["value"] is None else "")]
+    for s in slices:
+        value = "(missing)" if s["value"] is None else quoted_name(str(s["value"]))
+        lines.append(f"[{quoted_name(column)} = {value}] {s['rows']} {'row' if s['rows'] == 1 else 'rows'}")
+        for system, per in (s.get("systems") or {None: s["graders"]}).items():
+            lines += ([] if system is None else [f" · {system}"]) + _scorer_lines(per)
     return lines
 
 

@@ -8,7 +8,7 @@ and B disagree. The cached comparison, its sections and the session keys they us
 
 import streamlit as st
 
-from ui import comparing, graders_form, guide, in_app, loading, scoring
+from ui import comparing, graders_form, guide, in_app, loading, scoring, slicing
 
 in_app()
 
@@ -52,6 +52,9 @@ comparing.metrics_section(run.comparison)
 
 st.header("Charts")
 comparing.charts_section(run)
+
+st.header("Slices")
+slicing.compare_slices_section(run)  # A − B per value of a column, from the cached comparison
 
 st.header("Does the verdict depend on the grader?")
 comparing.sensitivity_section(run)

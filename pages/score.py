@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import extracting, graders_form, guide, in_app, loading, page_link, scoring, views
+from ui import extracting, graders_form, guide, in_app, loading, page_link, scoring, slicing, views
 
 in_app()
 
@@ -52,5 +52,6 @@ views.corpus_section(view)
 views.unknown_assertions_section(view)
 views.near_miss_section(view)
 views.charts_section(view)
+slicing.score_slices_section(view)  # per value of a column, from the scored rows held: no rescoring
 filtered = views.filter_section(view)
 views.downloads_section(view, filtered)

@@ -183,9 +183,12 @@ def test_a_column_that_is_not_there_names_the_columns_there_are():
         compare_file(read_results(ROOT / "sample_data" / "returns_ab_wide.csv"), TWO, by="nope")
 
 
-def test_a_column_with_too_many_values_is_refused():
+def test_slice_codes_order_missing_last_and_refuse_too_many_values():
     codes, names = slice_codes(np.array(["b", None, "a", "", "b"], dtype=object))
     assert names == ["a", "b", None] and codes.tolist() == [1, 2, 0, 2, 1]
+    codes, names = slice_codes(np.array(["10", "", "2", "1.5", None, "2"], dtype=object))  # numbers, some missing
+    assert names == ["1.5", "2", "10", None] and codes.tolist() == [2, 3, 1, 0, 3, 1]
+    assert slice_codes(np.array(["10", "2", "nan"], dtype=object))[1] == ["10", "2", "nan"]  # not all finite: text
     with pytest.raises(SliceError, match=f"1,001 distinct values; slices are for a column of at most {MAX_SLICES:,}"):
         slice_codes(np.array([str(i) for i in range(MAX_SLICES + 1)], dtype=object), "id")
 

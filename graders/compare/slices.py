@@ -22,8 +22,10 @@ import numpy as np
 
 from graders.readers.frame import ResultsFile
 from graders.scoring.slices import MISSING, record_cells, slice_codes
+from graders.scoring.summary import positions_by_code
 from graders.text.show import quoted_name
 
+_READ = ("item", "repeat", "version", "grader", "value_a", "value_b", "pass_a", "pass_b")
 UNADJUSTED = "each slice's p is unadjusted (the Holm-adjusted verdict is the whole comparison's)"
 
 
@@ -33,14 +35,16 @@ def comparison_slices(comparison: Any, file: ResultsFile, column: str) -> dict[s
     pairs = comparison.pairs
     record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"]).to_numpy(dtype=np.int64)
     codes, names = slice_codes(record_cells(file, column, record), column)
+    groups = positions_by_code(codes, list(range(len(names))))
     first = (pairs["grader"] == next(iter(comparison.metrics))).to_numpy()  # one row per key
     outcome = pairs["outcome"].to_numpy(dtype=object)
+    read = pairs[[c for c in pairs.columns if c in _READ]]  # what metrics_of reads: each slice takes these alone
     slices = []
     for k, name in enumerate(names):
-        mine = codes == k
-        keys = outcome[mine & first]
+        at = groups.get(k, np.empty(0, dtype=np.intp))
+        keys = outcome[at[first[at]]]
         a_only, b_only = int((keys == "a only").sum()), int((keys == "b only").sum())
-        metrics = comparison.metrics_of(pairs[mine])
+        metrics = comparison.metrics_of(read.iloc[at])
         slices.append({"value": name, "pairs": len(keys) - a_only - b_only, "a_only": a_only, "b_only": b_only,
                        "metrics": {n: m.to_dict() for n, m in metrics.items()}})
     return {"column": column, "missing": MISSING, "side": "a pair's slice is its A row's cell (B's where A has none)",

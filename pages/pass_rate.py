@@ -30,7 +30,7 @@ if not typed.k.strip() and not typed.n.strip():
     st.stop()
 figure = pass_rate.figure(typed)
 if isinstance(figure, str):
-    st.error(figure)
+    st.error(display.inert(figure))
     st.stop()
 if typed.label:
     st.subheader(display.md(typed.label))

@@ -251,7 +251,7 @@ def comparison_for(file, prepared: Prepared, config: RunConfig, mapping: dict[st
                                        sides.version_a, sides.version_b, sides.resamples, sides.seed,
                                        primary, file_versions(file, mapping))
     if isinstance(comparison, str):
-        st.error(comparison[:1].upper() + comparison[1:] + ("" if comparison.endswith((".", ")")) else "."))
+        st.error(display.inert(comparison[:1].upper() + comparison[1:] + ("" if comparison.endswith((".", ")")) else ".")))
         if not sides.two_sides:  # the file's shape is the trouble
             st.caption("A comparison needs a wide file (output and output_b columns) or a long file with a version "
                        "column and two versions; the A/B samples above show both.")
@@ -370,7 +370,7 @@ def sensitivity_section(run: Run) -> None:
         ladder = metric_frame(comparison, ladder_order(list(run.config.grader_names)),
                               {g.name: g for g in run.config.graders})
     if isinstance(ladder, str):
-        st.error(ladder)
+        st.error(display.inert(ladder))
         return
     sentence = grader_dependence(ladder)
     (st.warning if sentence.startswith("The verdict") else st.info)(sentence)
@@ -478,6 +478,8 @@ def downloads_section(run: Run) -> None:
     # --a=NAME: a version named "-base" would read as a flag after a space
     versions = (f" --a={shlex.quote(display.text(sides.version_a))} --b={shlex.quote(display.text(sides.version_b))}"
                 if sides.version_a is not None else "")
-    st.caption(f"The configuration reproduces this comparison: `gradeboard compare FILE{loading.read_flags(run.file)} "
-               f"--config gradeboard.config.json{versions}{primaries(run)} --resamples {sides.resamples} --seed {sides.seed} "
-               "--out comparison.csv --summary comparison.summary.json`.")
+    command = (f"gradeboard compare FILE{loading.read_flags(run.file)} --config gradeboard.config.json{versions}"
+               f"{primaries(run)} --resamples {sides.resamples} --seed {sides.seed} "
+               "--out comparison.csv --summary comparison.summary.json")
+    # a code span as long as the command needs: a version's own backtick cannot end it
+    st.caption(f"The configuration reproduces this comparison: {display.code(command)}.")

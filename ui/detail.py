@@ -132,4 +132,5 @@ def row_detail(
                             + ("no answer found" if answer is None else display.code(str(answer))))
     if grades:
         st.html(_WRAP_EXPLANATIONS)  # a style alone takes no room on the page
-        st.table(display.frame(grades_frame(grades).set_index("Grader")))  # a static table: explanations wrap
+        # a static table: explanations wrap; its cells are Markdown, so each is shown inert
+        st.table(display.inert_frame(grades_frame(grades).set_index("Grader")))

@@ -18,7 +18,7 @@ import pandas as pd
 
 from graders.engines.jsonparse import encodable
 
-__all__ = ["decomposed", "frame", "md", "numbers_as_text", "text"]
+__all__ = ["decomposed", "frame", "inert", "inert_frame", "md", "numbers_as_text", "text"]
 
 # Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping them
 # all keeps a cell's ``*``, ``_``, ``[``, ``|``, ``$`` or ``:red[…]`` from turning into
@@ -43,12 +43,61 @@ _BREAKS = re.compile(r"\r\n|\r|\n")
 _MARKS = {"\r\n": "⟨CR⟩⟨LF⟩", "\r": "⟨CR⟩", "\n": "⟨LF⟩"}
 
 
+# Markdown makes a link of a bare address in text it has already unescaped (GFM's autolink
+# literals: "http://…", "www.…", "name@host.…"), and Streamlit an icon of ":material/…:", so a
+# backslash cannot stop them: a word joiner (U+2060, invisible, no break) goes where each would
+# start. Only what is shown changes, as with ``text``.
+_LINK_STARTS = re.compile(r"(?=://)|(?<=www)(?=\.)|(?=@)|(?<=:)(?=material/)", re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
+def _unlinked(s: str) -> str:
+    return _LINK_STARTS.sub(WORD_JOINER, s) if ("/" in s or "@" in s or "." in s) else s
+
+
 def md(s: Any, *, breaks: str | None = None) -> str:
     """``s`` as literal Markdown text on one line: lone surrogates escaped (``text``), every
-    ASCII punctuation character backslash-escaped, each line break shown as ``⟨LF⟩`` /
-    ``⟨CR⟩`` (an id or a version name) or replaced by ``breaks`` (a prompt: ``" "``)."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", str(text(s)))
+    ASCII punctuation character backslash-escaped, no address made a link (``_unlinked``),
+    each line break shown as ``⟨LF⟩`` / ``⟨CR⟩`` (an id or a version name) or replaced by
+    ``breaks`` (a prompt: ``" "``)."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", _unlinked(str(text(s))))
     return _BREAKS.sub(lambda m: _MARKS[m.group()] if breaks is None else breaks, escaped)
+
+
+# What makes Markdown more than text, escaped one character at a time: links and images
+# ([ ]), autolinks ("<" before a scheme and its colon), emphasis, code and strikethrough
+# (* ` ~, and _ where it is not inside a word), LaTeX ($), entities (&), headings (#),
+# backslashes, the colon that opens a ":shortcode:" (emoji), and a list or a quote at the
+# start. Ordinary punctuation (. , : ' " ( ) - / | < >) stays as it is: raw HTML is shown as
+# text by every element that is not asked to allow it.
+_INERT = re.compile(r"[\\`*\[\]$~&#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|:(?=[\w+-]+:)|<(?=[A-Za-z][A-Za-z0-9+.-]{1,31}:)")
+_BLOCK_START = re.compile(r"\s*(?:(?:[-+]|\d{1,9}[.)])(?=\s|$)|>)")
+
+
+def inert(s: Any, *, breaks: str | None = None) -> str:
+    """``s`` shown as written by any element that renders Markdown (``st.error``,
+    ``st.table``'s cells, ``st.caption``): a message that quotes a file, a column name, a
+    pattern or a model's output. Unlike ``md``, ordinary punctuation is left as it is, so the
+    text stays readable as it is sent; line breaks as in ``md``."""
+    s = _unlinked(str(text(s)))
+    escaped = _INERT.sub(r"\\\g<0>", s)
+    start = _BLOCK_START.match(escaped)  # a text that would open a list or a quote
+    if start:
+        escaped = escaped[:start.end() - 1] + "\\" + escaped[start.end() - 1:]
+    return _BREAKS.sub(lambda m: _MARKS[m.group()] if breaks is None else breaks, escaped)
+
+
+def inert_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """``frame(df)`` with each text cell, column name and index label ``inert``: for
+    ``st.table``, which renders its cells as Markdown."""
+    out = frame(df).copy()
+    for i in range(len(out.columns)):
+        if pd.api.types.is_object_dtype(out.dtypes.iloc[i]):
+            out.isetitem(i, pd.Series([inert(c) if isinstance(c, str) else c for c in out.iloc[:, i].tolist()],
+                                      index=out.index, dtype=object))
+    out.columns = [inert(c) if isinstance(c, str) else c for c in out.columns]
+    out.index = pd.Index([inert(c) if isinstance(c, str) else c for c in out.index], dtype=object, name=out.index.name)
+    return out
 
 
 def code(s: Any) -> str:

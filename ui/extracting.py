@@ -86,7 +86,7 @@ def extract_widget(prefix: str, file: Any, mapping: Mapping[str, str | None]) ->
     try:
         extractor = parse_extract(spec)
     except ValueError as e:
-        st.error(display.text(str(e)))
+        st.error(display.inert(str(e)))
         return None, str(e)
     column = mapping.get("output")
     if column and column in file.frame.columns:

@@ -25,7 +25,7 @@ from graders.metrics.json_schema import compile_schema
 from graders.registry import MIN_SECONDS, REGISTRY, GraderSpec, Param
 from graders.text.normalize import SQUAD_PIPELINE, STEP_DESCRIPTIONS
 
-from . import count, extracting
+from . import count, display, extracting
 
 WIDGET_PREFIX = "gb_w_"
 PERSIST = "session"  # persist_state of every gb_w_ widget
@@ -150,7 +150,7 @@ def param_widget(prefix: str, name: str, p: Param) -> tuple[Any, str | None]:
         if problem is None:
             note = schema_note(text)
             if note:
-                st.warning(note)
+                st.warning(display.inert(note))
         return text, problem
     if p.kind == "text":
         # the pattern commits after a pause in typing, so a refused pattern's hint shows as you
@@ -209,22 +209,22 @@ def grader_params(prefix: str, name: str) -> tuple[dict[str, Any], str | None]:
         value, why = param_widget(prefix, name, p)
         params[p.name] = value
         if why:
-            st.error(why)
+            st.error(display.inert(why))
             problem = problem or why
     if name == "regex":
         why = pattern_problem(params.get("pattern", ""), params.get("flags", ""))
         if why:
-            st.error(why)
+            st.error(display.inert(why))
             problem = problem or why
         else:
             hint = python_pattern_hint(params.get("pattern", ""))
             if hint:
-                st.info(hint)
+                st.info(display.inert(hint))
     if spec.params and problem is None:
         try:
             GraderConfig.make(name, _json_ready(spec, params))
         except ConfigError as e:
-            st.error(str(e))
+            st.error(display.inert(str(e)))
             problem = str(e)
     return params, problem
 
@@ -405,4 +405,4 @@ def config_upload(file: Any, prefix: str) -> None:
         ss[on] = (upload_id, here)
     shown = ss.get(message)
     if shown:
-        (st.error if shown[0] == "error" else st.success)(shown[1])
+        (st.error if shown[0] == "error" else st.success)(display.inert(shown[1]))

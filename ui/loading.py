@@ -197,7 +197,7 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
             st.caption(TWO_COLUMNS)
 
     if ss.get("gb_file_error"):
-        st.error(ss["gb_file_error"])
+        st.error(display.inert(ss["gb_file_error"]))
         return None
     file = ss.get("gb_file")
     if file is None:
@@ -205,7 +205,7 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
         return None
     unread = f", {len(file.unreadable)} unreadable" if file.unreadable else ""
     st.markdown(
-        f"**{ss.get('gb_file_name')}** — format `{file.format}`, {count(len(file.frame), 'row')}{unread}, "
+        f"**{display.md(ss.get('gb_file_name'))}** — format `{file.format}`, {count(len(file.frame), 'row')}{unread}, "
         f"{count(len(file.columns), 'column')}."
     )
     hint = header_hint(file)

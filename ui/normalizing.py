@@ -228,7 +228,7 @@ def file_section(file: Any, mapping: dict[str, str | None], steps: tuple[str, ..
         prepared = cached("rows", key, lambda: prepare(file, mapping, needs_expected=True))
         rows = prepared.rows
     except MappingError as e:
-        st.error(f"These columns cannot be compared: {e}")
+        st.error(display.inert(f"These columns cannot be compared: {e}"))
     if rows is None:
         return
     if len(rows) == 0:
@@ -244,7 +244,7 @@ def file_section(file: Any, mapping: dict[str, str | None], steps: tuple[str, ..
         effect = cached("effect", (key, steps), lambda: pipeline_effect(refs, outputs, steps))
     name = ss.get("gb_file_name") or "the file"
     m1, m2, m3 = st.columns(3)
-    m1.metric("Exact fails", f"{effect.exact_fails:,}", help=f"of {effect.rows:,} rows in {name}")
+    m1.metric("Exact fails", f"{effect.exact_fails:,}", help=f"of {effect.rows:,} rows in {display.md(name)}")
     m2.metric("Turned into passes", f"{effect.turned:,}",
               help="exact fails that pass the normalized grader with this pipeline")
     m3.metric("Still failing", f"{effect.still_failing:,}")
@@ -317,7 +317,7 @@ def export_section(steps: tuple[str, ...], file: Any, mapping: dict[str, str | N
         try:
             config = RunConfig(columns, (GraderConfig.make("exact"), GraderConfig.make("normalized", {"pipeline": list(steps)})))
         except ConfigError as e:
-            st.error(f"Cannot build the configuration: {e}")
+            st.error(display.inert(f"Cannot build the configuration: {e}"))
             return
         flags = read_flags(file) if columns else ""  # as the page read the file: --format, --no-header
         st.markdown("A whole configuration (exact and this normalized grader"

@@ -57,6 +57,7 @@ from graders.scoring.parallel import Cancelled, default_workers, warm_forkserver
 from graders.scoring.rows import MappingError, Prepared, prepare
 from graders.scoring.summary import positions_by_value, scorer_stats
 from graders.scoring.thresholds import apply_thresholds, split_thresholds
+from ui import display
 from ui.present import charts
 from ui.present.search import haystack
 
@@ -213,7 +214,7 @@ def run_scoring(file: ResultsFile, mapping: Mapping[str, str | None], base: RunC
         ss["gb_job"] = None
         st.rerun()
     if job.error is not None:
-        st.error(f"Scoring failed: {job.error}")
+        st.error(display.inert(f"Scoring failed: {job.error}"))
         return None
     runs[key] = job.result
     ss.setdefault("gb_haystack", {})[key] = job.haystack

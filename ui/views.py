@@ -89,7 +89,7 @@ def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = No
             rate_text = "–" if rate is None else f"{_pct(rate)} [{_pct(ci[0])}, {_pct(ci[1])}]"
             mean = c.get("mean_score")
             cells = ([display.md(system)] if several else []) + [
-                f"**{label(name)}**" if not several else label(name),
+                f"**{display.md(label(name))}**" if not several else display.md(label(name)),
                 f"{c['graded']:,}",
                 link(c["passed"], decided, "passed"),
                 f"{c['failed']:,}" + (f" ({c['no_answer']:,} no answer)" if c.get("no_answer") else ""),
@@ -544,7 +544,7 @@ def compare_pointer(prepared: Any) -> None:
 def left_out_section(prepared: Any) -> None:
     """The left-out report (counts by reason, first row numbers), or the mapping's one error."""
     if isinstance(prepared, str):
-        st.error(prepared)
+        st.error(display.inert(prepared))
         return
     report = prepared.left_out.to_dict()
     what = outputs_words(prepared.rows)

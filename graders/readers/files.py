@@ -53,6 +53,7 @@ from graders.readers.frame import (  # noqa: F401  (the names this module has al
     ResultsFile,
     ResultsFileError,
     _lines_from,
+    check_columns,
     headerless_names,
 )
 from graders.readers.jsonfiles import _FAST, _read_json_document, _read_jsonl
@@ -109,6 +110,7 @@ def read_results(
             lines_before = len(_LINE_END.findall(text, 0, skip - bom))  # for a message's line numbers
             if not header:  # a header line in front, naming as many columns as the first record has
                 first = _first_record(text, skip - bom, sep)
+                check_columns(len(first), "the first row has")  # before naming each of them
                 data, skip = (sep.join(headerless_names(len(first))) + "\n").encode("utf-8") + data[skip:], 0
                 lines_before -= 1
             del text
@@ -168,6 +170,7 @@ def _read_harness(data: bytes, fmt: str) -> ResultsFile:
     read = {"promptfoo": promptfoo.read, "inspect-eval": inspect_log.read_eval, "inspect-json": inspect_log.read_json,
             "lm-eval": lm_eval.read, "parquet": parquet.read}[fmt]
     result = read(data)
+    check_columns(len(result.columns), "the file has")  # its reader found them; no results file has as many
     if len(result.frame) == 0:
         raise ResultsFileError(_no_rows_message(result))
     return result

@@ -12,6 +12,10 @@ if TYPE_CHECKING:  # the frame's type only: the command line's parser imports th
     import pandas as pd
 
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+# Columns a results file may have: a column per field (id, input, expected, output, a few of
+# metadata), so thousands are already a matrix rather than results. Checked before any
+# column is built, so that 10^6 columns are refused in a second rather than read in minutes.
+MAX_COLUMNS = 10_000
 FORMATS = ("csv", "tsv", "jsonl", "json-array", "json-rows")
 # The files eval harnesses write (SPEC §10), read by their own modules beside this one.
 HARNESS_FORMATS = ("promptfoo", "inspect-eval", "inspect-json", "lm-eval", "parquet")
@@ -19,6 +23,14 @@ HARNESS_FORMATS = ("promptfoo", "inspect-eval", "inspect-json", "lm-eval", "parq
 
 class ResultsFileError(ValueError):
     """A results file that cannot be read at all: one clear, human message."""
+
+
+def check_columns(n: int, has: str) -> None:
+    """``ResultsFileError`` when ``n`` columns are more than ``MAX_COLUMNS``; ``has`` says
+    whose they are ("the header has")."""
+    if n > MAX_COLUMNS:
+        raise ResultsFileError(f"{has} {n:,} columns, more than the {MAX_COLUMNS:,} a results file may have "
+                               "(a column per field: id, input, expected, output, …)")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from graders.readers.frame import ResultsFile, ResultsFileError
+from graders.readers.frame import ResultsFile, ResultsFileError, check_columns
 from graders.text.show import quoted_name
 
 _KEY_TEXT: dict[str, str] = {}  # '"key":' per object key seen (files repeat their keys)
@@ -236,6 +236,7 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
         if type(obj) is not tuple:  # an array is one to both decoders; a scalar is read again for its kind
             unreadable.append((number, f"is {_kind(obj if type(obj) is list else _EXACT.decode(line))}, not an object"))
             continue
+        check_columns(len(obj), f"line {number} has")  # one object's own fields, before any is looked at
         row = dict(obj)
         if len(row) != len(obj) or not only_str(map(type, row.values())):
             try:
@@ -253,6 +254,7 @@ def _read_jsonl(lines: list[str]) -> ResultsFile:
         keys = row.keys()
         if keys != last_keys:  # most files repeat one set of fields: compared at C speed
             _add_columns(columns, obj)
+            check_columns(len(columns), f"up to line {number}, the records have")
             last_keys = keys
         rows.append(row)
         records.append(number)
@@ -304,6 +306,7 @@ def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
         if type(obj) is not tuple:
             unreadable.append((number, f"is {kind(obj)}, not an object"))
             continue
+        check_columns(len(obj), f"entry {number} has")
         try:
             row = _flatten(obj, exact)
         except _BadRecord as exc:
@@ -312,6 +315,7 @@ def _json_entries(doc: Any, fmt: str, exact: bool) -> ResultsFile:
         keys = row.keys()
         if keys != last_keys:
             _add_columns(columns, obj)
+            check_columns(len(columns), f"up to entry {number}, the records have")
             last_keys = keys
         rows.append(row)
         records.append(number)

@@ -29,6 +29,7 @@ from graders.scoring.output import (
     spreadsheet_safe_output,
     text_output,
     write_report,
+    written_together,
 )
 
 EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
@@ -131,7 +132,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     to_stderr = report_to_stderr(args.out, args.summary)
     config = command_line_config(args.config, args.grader)
     check_fail_under(gates, config)
-    with ExitStack() as files:
+    with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
         file = _read(args)
         try:
@@ -169,7 +170,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise BadInput(f"--seed takes a whole number >= 0, not {args.seed}")
     to_stderr = report_to_stderr(args.out, args.summary)
     config = command_line_config(args.config, args.grader)
-    with ExitStack() as files:
+    with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         out = files.enter_context(text_output(args.out))
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
         file = _read(args)

@@ -3,8 +3,10 @@
 Cells: a score as ``repr`` of its float, ``pass`` as ``true``/``false``/empty, and every
 CSV written as the product writes it (each cell as text, RFC 4180 quoting, UTF-8, a lone
 surrogate as its backslash escape). A new path or a regular file is written beside itself
-and renamed into place when the run ends (``replaced_whole``): a failed run leaves the old
-file as it was and no temporary file behind; a link, a device or a pipe is written through.
+and renamed into place when the run ends (``replacement``): a failed run leaves the old
+file as it was and no temporary file behind; a link, a device or a pipe is written through
+(``replaced_whole``). A command's files are replaced together (``written_together``): the
+scored file and its summary are renamed only once both are complete, under a lock.
 What the command line writes besides: its report, and ``--version`` (``VersionAction``).
 """
 
@@ -21,7 +23,13 @@ import stat
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Sequence, TextIO
+from contextvars import ContextVar
+from typing import IO, TYPE_CHECKING, Any, Iterator, Sequence, TextIO
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: a pair's renames are not locked there
+    fcntl = None  # type: ignore[assignment]
 
 from graders.result import Grade
 
@@ -244,14 +252,51 @@ def report_to_stderr(out: str | None, summary: str | None) -> bool:
     return to_out or to_summary
 
 
+def _open(path: str, mode: str, binary: bool) -> IO:
+    if binary:
+        return open(path, mode + "b")
+    return open(path, mode, encoding="utf-8", errors="backslashreplace", newline="")
+
+
+def _discard(f: IO, path: str) -> None:
+    """Close ``f`` and remove its file, whatever the close says: on a full disk the write
+    failed, and the close's flush of what is still buffered fails again."""
+    try:
+        f.close()
+    except OSError:
+        pass
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+@contextmanager
+def replacement(path: str, *, binary: bool = False) -> Iterator[IO]:
+    """A new file beside ``path`` (``<path>.<pid>-<hex>.part``: the same file system, so the
+    rename is atomic; "x" refuses a clash), renamed over ``path`` when the block ends without
+    an error — inside ``written_together`` naming ``path``, when that block ends — and closed
+    and removed when it does not, even when the close fails too (the old file stays as it
+    was). Text is UTF-8, a lone surrogate as its backslash escape. Raises ``OSError``."""
+    tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.part"
+    f = _open(tmp, "x", binary)
+    placed = False
+    try:
+        yield f
+        f.close()
+        _place(tmp, path)
+        placed = True
+    finally:
+        if not placed:
+            _discard(f, tmp)
+
+
 @contextmanager
 def text_output(path: str) -> Iterator[TextIO]:
     """A text file the run writes at its end, opened at its start, so that a path that
-    cannot be written fails before anything is scored. Standard output for ``-``; for a new
-    path or a regular file, a temporary file beside it, renamed into place when the block
-    ends without an error and removed when it does not (the old file stays as it was);
-    anything else (a link, a device, a named pipe) written through (``replaced_whole``).
-    UTF-8, a lone surrogate as its backslash escape. Raises ``OutputError``."""
+    cannot be written fails before anything is scored. Standard output for ``-``; a new
+    path or a regular file through ``replacement``; anything else (a link, a device, a
+    named pipe) written through (``replaced_whole``). Raises ``OutputError``."""
     if path == STDOUT:
         yield sys.stdout
         try:
@@ -259,29 +304,141 @@ def text_output(path: str) -> Iterator[TextIO]:
         except OSError as e:
             raise OutputError(e.errno, f"cannot write standard output: {e.strerror or e}") from None
         return
-    tmp = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.part" if replaced_whole(path) else None
     try:
-        f = open(tmp or path, "x" if tmp else "w", encoding="utf-8", errors="backslashreplace", newline="")
-    except OSError as e:
-        raise OutputError(e.errno, f"cannot write {path!r}: {e.strerror or e}") from None
-    try:
-        try:
+        with (replacement(path) if replaced_whole(path) else _open(path, "w", False)) as f:
             yield f
-        finally:
-            f.close()
-        if tmp:
-            os.replace(tmp, path)
-            tmp = None
     except OSError as e:
         if isinstance(e, OutputError):
             raise
         raise OutputError(e.errno, f"cannot write {path!r}: {e.strerror or e}") from None
-    finally:
-        if tmp:
+
+
+# --- Files written together ------------------------------------------------------------
+
+class _Together:
+    """The targets of a ``written_together`` block ({absolute path: the path as given}) and
+    the complete files waiting beside them."""
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self.targets = targets
+        self.waiting: dict[str, str] = {}  # target -> its complete temporary file
+
+    def discard(self) -> None:
+        for tmp in self.waiting.values():
             try:
                 os.remove(tmp)
             except OSError:
                 pass
+        self.waiting.clear()
+
+    def commit(self) -> None:
+        """Rename every waiting file into place, holding each target's lock (in one order,
+        so two runs sharing a file never wait on each other's second lock). Should a rename
+        fail, the files already renamed are put back (from a hard link to each old file)."""
+        held: list[tuple[Any, Any]] = []
+        placed: list[tuple[str, str | None]] = []  # (target, a link to its old file; None: a new path, "": no link)
+        target = ""
+        try:
+            for target in sorted(self.waiting):
+                held.append(_lock(target))
+            for target, tmp in self.waiting.items():
+                old: str | None = tmp + ".old"
+                try:
+                    os.link(target, old)
+                except FileNotFoundError:
+                    old = None
+                except OSError:  # a file system without hard links: this one cannot be put back
+                    old = ""
+                placed.append((target, old))
+                os.replace(tmp, target)
+            self.waiting.clear()
+        except OSError as e:
+            for done, old in reversed(placed):
+                try:
+                    if old:
+                        os.replace(old, done)
+                    elif old is None:
+                        os.remove(done)
+                except OSError:
+                    pass
+            raise OutputError(e.errno, f"cannot write {self.targets[target]!r}: {e.strerror or e}") from None
+        finally:
+            for _, old in placed:
+                if old:
+                    try:
+                        os.remove(old)
+                    except OSError:
+                        pass
+            for lock in reversed(held):
+                _unlock(*lock)
+            self.discard()
+
+
+_TOGETHER: ContextVar[_Together | None] = ContextVar("gradeboard_written_together", default=None)
+
+
+def _place(tmp: str, path: str) -> None:
+    """A complete file into place: renamed now, or left waiting for its ``written_together``."""
+    together = _TOGETHER.get()
+    target = os.path.abspath(path)
+    if together is None or target not in together.targets:
+        os.replace(tmp, path)
+        return
+    old = together.waiting.pop(target, None)
+    if old is not None:  # written twice in one block: the last one counts
+        os.remove(old)
+    together.waiting[target] = tmp
+
+
+@contextmanager
+def written_together(*paths: str | None) -> Iterator[None]:
+    """A command's output files (``--out``, ``--summary``) replaced as one: each of ``paths``
+    that ``replacement`` writes inside the block (``text_output``, the scored CSV's writer)
+    waits, once complete, beside its target; when the block ends without an error all are
+    renamed into place, and when it fails (a summary on a full disk, an interrupt) all are
+    removed, so the old pair stays as it was. The renames hold a lock on each target
+    (``<path>.lock`` beside it, ``fcntl.flock``, removed afterwards): two runs writing the
+    same files leave one run's pair, never a file of each. Standard output, devices, pipes
+    and links are written through as they are written (``replaced_whole``): they cannot wait."""
+    targets = {os.path.abspath(p): p for p in paths if p and p != STDOUT and replaced_whole(p)}
+    together = _Together(targets)
+    token = _TOGETHER.set(together)
+    try:
+        yield
+        together.commit()
+    finally:
+        _TOGETHER.reset(token)
+        together.discard()
+
+
+def _lock(target: str) -> tuple[int, str] | tuple[None, None]:
+    """Hold the lock file beside ``target``: (its descriptor, its path). A run that waited
+    on a lock file the holder then removed opens the new one (its lock would guard nothing)."""
+    if fcntl is None:
+        return None, None
+    name = target + ".lock"
+    while True:
+        fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.path.samestat(os.fstat(fd), os.stat(name)):
+                return fd, name
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _unlock(fd: int | None, name: str | None) -> None:
+    if fd is None or name is None:
+        return
+    try:
+        os.remove(name)  # while still held: a run waiting on it then opens a new one
+    except OSError:
+        pass
+    os.close(fd)
 
 
 # --- Spreadsheet-safe copies -----------------------------------------------------------

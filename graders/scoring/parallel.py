@@ -17,7 +17,7 @@ import shutil
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import closing
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from typing import Any, Callable, Iterator, Sequence
@@ -35,7 +35,7 @@ from graders.scoring.batch import (
     _score_chunk,
     _scorer_statistics,
 )
-from graders.scoring.output import SCORED_COLUMNS, OutputError, _append_file, csv_cell, replaced_whole
+from graders.scoring.output import SCORED_COLUMNS, OutputError, _append_file, csv_cell, replaced_whole, replacement
 from graders.scoring.summary import (
     CorpusStatistics,
     Tally,
@@ -311,35 +311,30 @@ def score_to_csv(
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
-    tmp = None
+    files = ExitStack()  # closes (and on failure removes) the file and the spool, each whatever the others do
+    beside = None  # the temporary file a new path or a regular file is written to
     try:
         if target is None:
             sink = out
         elif replaced_whole(target):
-            # Beside the target, so the rename stays on one file system; "x" refuses a clash.
-            tmp = f"{target}.{os.getpid()}-{os.urandom(4).hex()}.part"
-            sink = open(tmp, "xb")
+            sink = files.enter_context(replacement(target, binary=True))
+            beside = sink.name
         else:  # a device, a pipe or a link: written through, as the shell's ">" would
-            sink = open(target, "wb")
+            sink = files.enter_context(open(target, "wb"))
     except OSError as e:
         raise OutputError(e.errno, e.strerror) from e
-    closing = sink if target is not None and tmp is None else None
-    spool = None  # where worker processes leave their chunks' lines: beside the target
     waiting: dict[int, bytes | list[bytes] | str] = {}
     written = 0
 
     def write(data: bytes | list[bytes] | str) -> None:
-        try:
-            if isinstance(data, bytes):
-                sink.write(data)
-            elif isinstance(data, list):  # a chunk's pieces, scored in this process
-                sink.writelines(data)
-            else:  # a chunk a worker wrote to the spool: copied file to file, then removed
-                sink.flush()
-                _append_file(data, sink.fileno())
-                os.remove(data)
-        except OSError as e:
-            raise OutputError(e.errno, e.strerror) from e
+        if isinstance(data, bytes):
+            sink.write(data)
+        elif isinstance(data, list):  # a chunk's pieces, scored in this process
+            sink.writelines(data)
+        else:  # a chunk a worker wrote to the spool: copied file to file, then removed
+            sink.flush()
+            _append_file(data, sink.fileno())
+            os.remove(data)
 
     statistics: CorpusStatistics = {}
     unknown: dict[str, int] = {}
@@ -355,41 +350,19 @@ def score_to_csv(
             written += 1
 
     try:
-        if tmp is not None and workers > 1:
-            head, tail = os.path.split(tmp)
-            try:
+        with files:
+            spool = None  # where worker processes leave their chunks' lines: beside the target
+            if beside is not None and workers > 1:
+                head, tail = os.path.split(beside)
                 spool = tempfile.mkdtemp(prefix=f"{tail}.", dir=head or ".")
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-        write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-        back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True)
-        parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
-        if tmp is not None:
-            try:
-                sink.close()
-                os.replace(tmp, target)
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-            tmp = None
-        if closing is not None:
-            try:
-                closing.close()
-            except OSError as e:
-                raise OutputError(e.errno, e.strerror) from e
-    finally:
-        if tmp is not None:  # failed or cancelled: the target stays as it was
-            sink.close()
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-        if closing is not None and not closing.closed:
-            try:
-                closing.close()
-            except OSError:
-                pass
-        if spool is not None:
-            shutil.rmtree(spool, ignore_errors=True)
+                files.callback(shutil.rmtree, spool, ignore_errors=True)
+            write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
+            back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True)
+            parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
+    except OutputError:
+        raise
+    except OSError as e:  # writing, closing, renaming; or a worker's spool file
+        raise OutputError(e.errno, e.strerror) from e
     return _tally(parts, factorized(rows["system"].to_numpy(dtype=object)), statistics, unknown)
 
 

@@ -209,8 +209,9 @@ SCORE_HOW = (
 # The kinds the text lists (tests: graders.scoring.assertions.KNOWN_KINDS).
 ASSERTION_KINDS_TEXT = (
     "`exact`, `equals`, `normalized`, `contains`, `icontains`, `contains-any`, `contains-all`, "
-    "`icontains-any`, `icontains-all`, `starts-with`, `regex`, `is-json`, `json-schema`, `numeric`, "
-    "`token-f1`, `bleu`, `rouge-l`, `chrf`"
+    "`icontains-any`, `icontains-all`, `starts-with`, `regex`, `is-json`, `contains-json`, `json-schema`, "
+    "`is-xml`, `contains-xml`, `numeric`, `token-f1`, `bleu`, `rouge-l`, `chrf`, `rouge-n`, `levenshtein`, "
+    "`latency`, `cost`"
 )
 # The reasons the text names, in the report's order (tests: graders.scoring.rows.LEFT_OUT_REASONS).
 LEFT_OUT_TEXT = (

@@ -28,7 +28,7 @@ from graders.engines.jsonparse import shared_parses
 from graders.metrics.base import own_params
 from graders.registry import get_spec, run
 from graders.result import STATUSES, Block, Grade
-from graders.scoring.assertions import run_assertion, scorer_name
+from graders.scoring.assertions import run_column
 from graders.scoring.output import (  # noqa: F401  (the names this module has always offered)
     _PASS_CELL,
     _QUOTE,
@@ -46,6 +46,7 @@ from graders.scoring.output import (  # noqa: F401  (the names this module has a
     write_csv,
     write_scored,
 )
+from graders.scoring.rows import ROW_FIELDS
 from graders.scoring.summary import CorpusStatistics, is_no_answer, positions_by_value, statistic_sums
 
 # Beside SPEC §6's columns the frame keeps: status (the Grade status), record (the source
@@ -295,16 +296,25 @@ def _chunk_assertions(rows: pd.DataFrame) -> Assertions:
     row order, each row's in its order."""
     if "assertions" not in rows.columns or not any(rows["assertions"]):
         return []
-    out = []
-    for i, (assertions, refs, output) in enumerate(zip(rows["assertions"], rows["refs"], rows["output"])):
-        for j, a in enumerate(assertions or ()):
-            g, meta = run_assertion(a, refs, output)
-            out.append((i, scorer_name(j, str(a.get("type", ""))), g, meta))
-    return out
+    fields = {c: rows[c].tolist() for c in ROW_FIELDS if c in rows.columns}
+    return run_column(rows["assertions"].tolist(), rows["refs"].tolist(), rows["output"].tolist(), fields)
 
 
 def _meta_text(meta: dict[str, Any]) -> str:
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _meta_texts(extra: Assertions) -> list[str]:
+    """The assertions' metadata cells, each metadata object written once (the rows of one
+    assertion share theirs)."""
+    texts: dict[int, str] = {}
+    out = []
+    for *_, meta in extra:
+        t = texts.get(id(meta))
+        if t is None:
+            t = texts[id(meta)] = _meta_text(meta)
+        out.append(t)
+    return out
 
 
 def _after_their_rows(pos: np.ndarray, extra_rows: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -328,11 +338,11 @@ def _score_chunk(rows: pd.DataFrame, config: RunConfig, include_output: bool, ex
     if extra:
         order = _after_their_rows(pos, [i for i, *_ in extra])
         added: dict[str, list[Any]] = {name: [] for name in out}
-        for _, scorer, g, meta in extra:
+        for (_, scorer, g, _), meta_text in zip(extra, _meta_texts(extra)):
             score, passed, err, near = grade_cells(g)
             for name, value in (
                 ("scorer", scorer), ("score", score), ("pass", passed), ("error", err), ("near_miss", near),
-                ("explanation", g.explanation), ("metadata", _meta_text(meta)), ("status", g.status), ("details", dict(g.details)),
+                ("explanation", g.explanation), ("metadata", meta_text), ("status", g.status), ("details", dict(g.details)),
             ):
                 added[name].append(value)
         out = {name: np.concatenate([col, _objects(added[name], len(extra))])[order] for name, col in out.items()}
@@ -418,9 +428,9 @@ def _chunk_lines(rows: pd.DataFrame, blocks: Blocks, extra: Assertions,
     lines = [_block_lines(prefix, scorer, block, meta, suffix) for scorer, block, meta in blocks]
     if extra:
         added = []
-        for i, scorer, g, meta in extra:
+        for (i, scorer, g, _), meta_text in zip(extra, _meta_texts(extra)):
             score, passed, err, near = grade_cells(g)
-            cells = (scorer, score, passed, err, near, g.explanation, _meta_text(meta))
+            cells = (scorer, score, passed, err, near, g.explanation, meta_text)
             added.append(prefix[i] + "," + ",".join(map(csv_cell, cells)) + suffix[i])
         if lines:  # on the row's last grader's line, after it
             last = lines[-1]

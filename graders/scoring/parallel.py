@@ -36,6 +36,7 @@ from graders.scoring.batch import (
     _scorer_statistics,
 )
 from graders.scoring.output import SCORED_COLUMNS, OutputError, _append_file, csv_cell, replaced_whole, replacement
+from graders.scoring.rows import ROW_FIELDS
 from graders.scoring.summary import (
     CorpusStatistics,
     Tally,
@@ -150,7 +151,7 @@ class Cancelled(Exception):
 def _sent_columns(rows: pd.DataFrame, back: "_Return") -> list[str]:
     """The columns of the rows a forkserver worker needs for ``back``: the pairs, the
     assertions, the system for the corpus sums, the ids for the scored file's lines."""
-    cols = ["refs", "output"] + (["assertions"] if "assertions" in rows.columns else [])
+    cols = ["refs", "output"] + [c for c in ("assertions", *ROW_FIELDS) if c in rows.columns]
     if back.csv:
         cols += ["item", "system", "repeat"]
     elif back.sums:

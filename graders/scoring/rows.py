@@ -33,7 +33,9 @@ Settings, stated once:
   malformed.
 - Besides what the scored file needs, rows carry ``repeat_number`` (int, for pairing
   repeats; past the 4,300 digits ``int()`` converts, its digits as text) and
-  ``output_column`` (the column the row's output came from, for A vs B).
+  ``output_column`` (the column the row's output came from, for A vs B); with assertions,
+  the file's ``latency_ms`` and ``cost`` columns when it has them (``ROW_FIELDS``: what
+  promptfoo's ``latency`` and ``cost`` assertions compare), after those.
 - Left-out reasons are checked in ``LEFT_OUT_REASONS`` order and an output is left out
   under its first. Counts count the file's rows (records), as the row numbers listed
   beside them: a wide file's record is counted once under a reason though both its
@@ -68,6 +70,7 @@ ROW_COLUMNS = (
     "record", "item", "system", "repeat", "refs", "output", "input", "assertions", "expected",
     "repeat_number", "output_column",
 )
+ROW_FIELDS = ("latency_ms", "cost")  # a row's own measures, kept for its assertions
 _FIRST = 20  # record numbers and notes kept per reason
 _REPEAT = re.compile(r"\s*0*(\d+)(?:\.0*)?\s*", re.ASCII)
 _NO_REASON = 0
@@ -158,11 +161,14 @@ def prepare(
     *,
     needs_expected: bool,
     output_columns: Sequence[str] | None = None,
+    duplicates: bool = True,
 ) -> Prepared:
     """The rows to score, and the rows left out with their reasons, in named steps: the
     mapped columns, missing ids, outputs and expected answers, repeats, expected kinds and
     references, per-row assertions, duplicate keys (last, so that a record is never the
-    duplicate of one left out for another reason), then the rows, record-major."""
+    duplicate of one left out for another reason), then the rows, record-major.
+    ``duplicates=False`` skips the duplicate keys: a part of a file read in parts finds
+    them across the parts (``graders.distributed``)."""
     outputs = _check_mapping(file, mapping, needs_expected, output_columns)
     frame = file.frame
     n, k = len(frame), len(outputs)
@@ -182,9 +188,11 @@ def prepare(
     repeat_number, repeat_key, repeat_text = _repeats(marks, repeat, n)
     exp_text, refs = _references(marks, expected, kinds, n, needs_expected)
     assertions = _row_assertions(marks, asserts, n)
-    _duplicate_keys(marks, mapping, [ids] + [p for p in (_filled(version), repeat_key) if p is not None])
+    if duplicates:
+        _duplicate_keys(marks, mapping, [ids] + [p for p in (_filled(version), repeat_key) if p is not None])
     rows, system = _rows(marks, outputs, out, version, ids, repeat_text, repeat_number, refs, inputs, assertions,
-                         exp_text)
+                         exp_text, {c: frame[c].to_numpy(dtype=object) for c in ROW_FIELDS
+                                    if asserts is not None and c in frame.columns})
     left_out = _left_out(file, marks.reason, records, k, marks.notes)
     return Prepared(rows=rows, left_out=left_out, systems=tuple(pd.unique(system).tolist()))
 
@@ -320,7 +328,8 @@ def _duplicate_keys(marks: _Marks, mapping: Mapping[str, str | None], key_parts:
 
 def _rows(marks: _Marks, outputs: Sequence[str], out: list[np.ndarray], version: np.ndarray | None,
           ids: np.ndarray, repeat_text: np.ndarray, repeat_number: np.ndarray, refs: np.ndarray,
-          inputs: np.ndarray | None, assertions: np.ndarray, exp_text: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+          inputs: np.ndarray | None, assertions: np.ndarray, exp_text: np.ndarray,
+          fields: Mapping[str, np.ndarray]) -> tuple[pd.DataFrame, np.ndarray]:
     """The rows kept, record-major with the output columns in order, and their systems: the
     version (with ``/output_b`` for a second output), or the output column's name."""
     k = len(outputs)
@@ -364,7 +373,9 @@ def _rows(marks: _Marks, outputs: Sequence[str], out: list[np.ndarray], version:
     )
     rows.insert(0, "record", marks.records[rec])
     rows.insert(len(rows.columns) - 1, "repeat_number", repeat_number[rec])
-    return rows[list(ROW_COLUMNS)], system
+    for name, cells in fields.items():
+        rows[name] = pd.Series(cells[rec], index=rows.index, dtype=object)
+    return rows[list(ROW_COLUMNS) + list(fields)], system
 
 
 # --------------------------------------------------------------------------- helpers

@@ -154,8 +154,10 @@ def test_signature_in_metadata():
         ({"type": "not-llm-rubric", "value": "is polite"}, "Paris", "error"),
         ({"type": "numeric", "value": "1", "abs_tol": -1}, "1", "error"),  # a bad parameter
         # from an audit, with promptfoo's semantics where SPEC is silent
-        ({"type": "regex", "value": 42}, "Paris", "fail"),  # the number is the pattern, not the expected
-        ({"type": "regex", "value": 42}, "a42", "pass"),
+        # promptfoo 0.121 throws on a regex value that is not a string (tests/files/promptfoo_assertions)
+        ({"type": "regex", "value": 42}, "Paris", "error"),
+        ({"type": "regex", "value": 42}, "a42", "error"),
+        ({"type": "regex", "value": "A\\-\\d+"}, "A-12", "pass"),  # new RegExp(value): no u flag
         ({"type": "regex", "value": ["^P"]}, "Paris", "error"),  # a list is no pattern
         ({"type": "contains-any", "value": "London, Paris"}, "Paris", "pass"),  # comma-separated
         ({"type": "contains-all", "value": "Par,is"}, "Paris", "pass"),
@@ -208,7 +210,8 @@ def test_a_regex_assertion_without_a_pattern_is_an_error_not_a_match_of_anything
     g, meta = run_assertion({"type": kind}, (), "anything")
     assert (g.status, g.passed) == ("error", None) and "no pattern" in g.explanation
     assert run_assertion({"type": kind}, ("^any",), "anything")[0].status == ("pass" if kind == "regex" else "fail")
-    assert run_assertion({"type": kind, "value": ""}, (), "x")[0].status == ("pass" if kind == "regex" else "fail")
+    # An empty pattern is no pattern either: promptfoo throws ("must have a string value").
+    assert run_assertion({"type": kind, "value": ""}, (), "x")[0].status == "error"
 
 
 def test_unknown_assertion_kinds_are_counted_never_passed():

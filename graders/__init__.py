@@ -5,9 +5,10 @@
     'pass'
 
 The public surface is ``grade``, ``Grade``, ``GRADER_NAMES``, ``corpus_bleu`` and
-``corpus_chrf``; the registry (``graders.registry.REGISTRY``) describes every grader's
-parameters for the batch layer, the command line and the dashboard, and ``help(grade)``
-lists them with their defaults.
+``corpus_chrf``, and ``score_ddf`` for a ``dask.dataframe`` of rows (SPEC §11, with
+``pip install 'gradeboard[dask]'``; ``graders.distributed`` has the rest); the registry
+(``graders.registry.REGISTRY``) describes every grader's parameters for the batch layer,
+the command line and the dashboard, and ``help(grade)`` lists them with their defaults.
 """
 
 from __future__ import annotations
@@ -47,4 +48,16 @@ _first, _, _rest = (grade.__doc__ or "").partition("\n")
 grade.__doc__ = _first + "\n" + textwrap.dedent(_rest).rstrip() + "\n" + _settings_doc()
 del _first, _rest
 
-__all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf"]
+
+
+def __getattr__(name: str) -> object:
+    """``score_ddf`` (SPEC §11: a ``dask.dataframe`` of rows scored on a cluster), imported
+    when first asked for: ``import graders`` stays as light as ``grade`` needs."""
+    if name == "score_ddf":
+        from graders.distributed import score_ddf
+
+        return score_ddf
+    raise AttributeError(f"module 'graders' has no attribute {name!r}")
+
+
+__all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf", "score_ddf"]

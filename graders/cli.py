@@ -18,13 +18,14 @@ import sys
 from contextlib import ExitStack
 from typing import Any, NoReturn, Sequence, TextIO
 
+from graders.arguments import Parser as _Parser
+from graders.arguments import VersionAction
 from graders.config import ConfigError, command_line_config
 from graders.readers.frame import FORMATS, HARNESS_FORMATS
 from graders.scoring.limits import MAX_RESAMPLES, MIN_RESAMPLES
 from graders.scoring.output import (
     STDOUT,
     OutputError,
-    VersionAction,
     report_to_stderr,
     spreadsheet_safe_output,
     text_output,
@@ -37,13 +38,6 @@ EXIT_OK, EXIT_GATE, EXIT_BAD_INPUT = 0, 1, 2
 
 class BadInput(Exception):
     """Bad input: the message is printed as is and the command exits 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with its usage errors on one line, not the usage block and the message."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument("--spreadsheet-safe", action="store_true", help="prefix with ' each cell a spreadsheet would run "
                         "as a formula (= + - @, tab, CR; not a plain number); the exact file is the default")
         sp.add_argument("--workers", type=int, default=None, help="processes for large files (default: the cores, at most 4)")
+        sp.add_argument("--scheduler", metavar="local|ADDRESS", help="run on a Dask cluster: 'local' starts one here (--workers "
+                        "processes), an address joins one; files or globs, read by the workers (pip install 'gradeboard[dask]')")
         sp.add_argument("--max-mb", type=float, default=None, help="refuse files larger than this many MB (default 512)")
         sp.add_argument("--grader", action="append", default=[], metavar="NAME[:KEY=VALUE,...]",
                         help=f"a grader ({', '.join(REGISTRY)}), with parameters after a colon "
@@ -118,6 +114,7 @@ def _workers(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from graders.distributed.command import score_on_cluster
     from graders.pipeline import resolve_mapping, score_prepared
     from graders.registry import REGISTRY
     from graders.scoring.summary import (
@@ -134,10 +131,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_fail_under(gates, config)
     with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
-        file = _read(args)
+        file = None if args.scheduler else _read(args)
         try:
             out = files.enter_context(spreadsheet_safe_output(args.out)) if args.spreadsheet_safe else args.out
-            run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
+            run = score_on_cluster(args, config, sys.stdout.buffer if out == STDOUT else out) if file is None else score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
                                  workers=_workers(args), write_to=sys.stdout.buffer if out == STDOUT else out, by=args.by)
             if args.out == STDOUT:
                 sys.stdout.flush()
@@ -161,6 +158,7 @@ def _named(path: str) -> str:  # for messages
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from graders.compare.comparison import compare_file, write_comparison
+    from graders.distributed.command import compare_on_cluster
     from graders.readers.several import first_versions
     from graders.scoring.summary import summary_text
 
@@ -173,9 +171,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         out = files.enter_context(text_output(args.out))
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
-        file = _read(args)
-        a, b = first_versions(file, args.files) if args.version_a is None and args.version_b is None else (None, None)
-        result = compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
+        file = None if args.scheduler else _read(args)
+        a, b = first_versions(file, args.files) if file is not None and args.version_a is None and args.version_b is None else (None, None)
+        result = compare_on_cluster(args, config) if file is None else compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
                               resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.primary or args.fail_if_worse or None, by=args.by)
         tripped = result.fail_if_worse(args.fail_if_worse)
         try:

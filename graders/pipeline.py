@@ -108,7 +108,8 @@ def score_prepared(
 
 def _harness_agreement(file: ResultsFile, prepared: Prepared, config: RunConfig, scored: Any) -> dict[str, Any]:
     """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
-    harness's verdicts (``harness.*`` columns); {} otherwise."""
+    harness's verdicts (``harness.*`` columns); {} otherwise. ``graders.distributed`` calls
+    it on each part and adds the parts' figures (``agreement.add_agreement``)."""
     if not any(c.startswith("harness.") for c in file.columns):
         return {}
     from graders.registry import get_spec

@@ -26,6 +26,7 @@ import pandas as pd
 
 from graders.compare.corpus import CORPUS_METRICS, corpus_lines, paired_corpus
 from graders.compare.families import ALPHA, FamilyError, HolmFamilies, holm_families
+from graders.compare.pairing import paired_sides
 from graders.compare.slices import comparison_slices, slice_lines
 from graders.compare.words import verdict_words
 from graders.config import RunConfig, as_run_config, mapping_dict
@@ -332,21 +333,10 @@ def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
 
 
 def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
-    keep = scored["scorer"].isin(scorers).to_numpy()
-    system = scored["system"].to_numpy(dtype=object)
-    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
-    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
-    side_a = keyed[keep & (system == a)]
-    side_b = keyed[keep & (system == b)]
-    # Joined on the integer key: pandas would turn text keys into its string dtype,
-    # which cannot hold a lone surrogate.
-    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
-        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
-    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
-    merged = merged.rename(columns={"scorer": "grader"})
-    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
-        merged[col] = merged[col].fillna("")
+    # joined with numpy on the integer keys, in the order the figures want (pairing.py)
+    merged = paired_sides(scored, a, b, scorers, _pair_keys(scored, source))
+    if merged is None:  # a key repeats on a side: the merge's product
+        merged = _merged(scored, a, b, scorers, source)
     sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
     both = ~(np.isnan(sa) | np.isnan(sb))
     diff = np.where(both, sa - sb, np.nan)
@@ -363,9 +353,29 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
     merged["difference"] = cells[which.reshape(-1)] if len(diff) else np.array([], dtype=object)
     merged["outcome"] = outcome
     merged["paired"] = both
+    return merged.drop(columns="_merge")
+
+
+def _merged(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
+    """``paired_sides`` with pandas' merge, for sides where a (key, scorer) repeats."""
+    keep = scored["scorer"].isin(scorers).to_numpy()
+    system = scored["system"].to_numpy(dtype=object)
+    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
+    side_a = keyed[keep & (system == a)]
+    side_b = keyed[keep & (system == b)]
+    # Joined on the integer key: pandas would turn text keys into its string dtype,
+    # which cannot hold a lone surrogate.
+    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
+        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
+    merged = merged.rename(columns={"scorer": "grader"})
+    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
+        merged[col] = merged[col].fillna("")
     order = {s: i for i, s in enumerate(scorers)}
     merged["_o"] = merged["grader"].map(order)
-    return merged.drop(columns="_merge").sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+    return merged.sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
 
 
 def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
@@ -406,13 +416,16 @@ def compare_prepared(
     prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
     version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
     start_method: str = "fork", primary: Sequence[str] | None = None, versions_in_file: Sequence[str] | None = None,
+    score: Any = None,
 ) -> Comparison:
     """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
     ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit);
     ``resamples``, ``seed`` and ``workers`` checked as ``scoring.limits`` says.
     ``primary``: the metrics Holm's adjustment runs over (``families.holm_families``;
     None: every grader). ``versions_in_file``: a long file's versions in file order, rows
-    left out included (``file_versions``), of which A and B are the first two."""
+    left out included (``file_versions``), of which A and B are the first two. ``score``:
+    what scores the rows instead of ``score_frame``, with its arguments (a cluster's:
+    ``graders.distributed``)."""
     resamples, seed, workers = check_resamples(resamples), check_seed(seed), check_workers(workers)
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
@@ -429,7 +442,8 @@ def compare_prepared(
     # BLEU's and chrF's come back per row when they are run: the paired corpus bootstrap reads them.
     corpus = any(name in CORPUS_METRICS for name in config.grader_names)
     statistics: dict | None = None if corpus else {}
-    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics=statistics)
+    scored = (score or score_frame)(rows, config, workers=workers, details=False, start_method=start_method,
+                                    statistics=statistics)
     return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed,
                           statistics=statistics, primary=primary, sides=sides)
 

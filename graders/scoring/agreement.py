@@ -26,7 +26,13 @@ _PASS, _FAIL = STATUSES.index("pass"), STATUSES.index("fail")
 
 def verdict_columns(file: ResultsFile) -> dict[str, np.ndarray]:
     """{harness column: its verdicts per file row as 1 (pass), 0 (fail) or -1 (none)}."""
-    out = {}
+    return column_verdicts(file)[0]
+
+
+def column_verdicts(file: ResultsFile) -> tuple[dict[str, np.ndarray], set[str]]:
+    """``verdict_columns`` and the harness columns that hold something else than a verdict
+    (a part of a file read in parts says which columns no other part may count)."""
+    out, other = {}, set()
     for column in file.columns:
         if not column.startswith("harness."):
             continue
@@ -34,10 +40,13 @@ def verdict_columns(file: ResultsFile) -> dict[str, np.ndarray]:
         folded = cells.map(lambda v: v.strip().lower() if isinstance(v, str) else None)
         known = folded.dropna()
         known = known[known != ""]
-        if known.empty or not known.isin(list(VERDICTS)).all():
+        if known.empty:
+            continue
+        if not known.isin(list(VERDICTS)).all():
+            other.add(column)
             continue
         out[column] = folded.map(lambda v: -1 if v is None or v == "" else int(VERDICTS[v])).to_numpy(dtype=np.int8)
-    return out
+    return out, other
 
 
 def harness_agreement(file: ResultsFile, rows: pd.DataFrame, binary: list[str], scorer: np.ndarray,
@@ -72,6 +81,20 @@ def harness_agreement(file: ResultsFile, rows: pd.DataFrame, binary: list[str], 
             }
         out[column] = per
     return out
+
+
+def add_agreement(total: dict[str, Any], part: dict[str, Any]) -> None:
+    """``part``'s ``harness_agreement`` (the next rows of the run) added to ``total``: counts
+    add, the first disagreements run on to twenty. (A column is the file's verdict only
+    where no part holds anything else in it: ``column_verdicts``.)"""
+    for column, per in part.items():
+        mine = total.setdefault(column, {})
+        for name, a in per.items():
+            t = mine.setdefault(name, {"rows": 0, "agree": 0, "harness_pass_ours_fail": 0,
+                                       "harness_fail_ours_pass": 0, "first_disagreements": []})
+            for key in ("rows", "agree", "harness_pass_ours_fail", "harness_fail_ours_pass"):
+                t[key] += a[key]
+            t["first_disagreements"] = (t["first_disagreements"] + a["first_disagreements"])[:20]
 
 
 def agreement_lines(agreement: dict[str, Any]) -> list[str]:

@@ -7,12 +7,11 @@ and renamed into place when the run ends (``replacement``): a failed run leaves 
 file as it was and no temporary file behind; a link, a device or a pipe is written through
 (``replaced_whole``). A command's files are replaced together (``written_together``): the
 scored file and its summary are renamed only once both are complete, under a lock.
-What the command line writes besides: its report, and ``--version`` (``VersionAction``).
+What the command line writes besides: its report.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import math
@@ -221,23 +220,6 @@ def write_report(text: str, to_stderr: bool = False) -> None:
             print(f"gradeboard: could not print the report: {e.strerror or e}", file=sys.stderr)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())  # Python's final flush must not fail again
-
-
-class VersionAction(argparse.Action):
-    """The command line's ``--version``, looked up only when asked (importlib.metadata costs
-    every run 8 ms)."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> None:
-        from importlib import metadata
-
-        try:
-            sys.stdout.write(f"gradeboard {metadata.version('gradeboard')}\n")
-        except metadata.PackageNotFoundError:  # a source tree that was never installed
-            sys.stdout.write("gradeboard unknown (not installed)\n")
-        parser.exit()
 
 
 def report_to_stderr(out: str | None, summary: str | None) -> bool:

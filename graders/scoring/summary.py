@@ -21,6 +21,7 @@ import pandas as pd
 from graders.result import STATUSES
 from graders.stats.binary import clustered_pass_rate
 from graders.stats.intervals import wilson_interval
+from graders.stats.sums import score_total, total_mean
 from graders.text.show import quoted_name
 
 
@@ -61,20 +62,28 @@ def _stats(status_codes: np.ndarray, status_names: Sequence[str], values: np.nda
     under ``no_answer``, after ``failed``, when given."""
     counted = np.bincount(status_codes[status_codes >= 0], minlength=len(status_names))
     counts = dict(zip(status_names, counted.tolist()))
+    return stats_of_counts(int(len(status_codes)), counts, int(near.sum()),
+                           None if no_answer is None else int(no_answer.sum()), score_total(values))
+
+
+def stats_of_counts(graded: int, counts: Mapping[str, int], near: int, no_answer: int | None,
+                    total: tuple[int | float, int]) -> dict[str, Any]:
+    """``_stats`` from what adds up over parts of the rows (``graders.distributed`` adds
+    them): the scored rows, the rows per status name, the near misses, the rows with no
+    answer (None: not counted), and ``stats.sums.score_total`` of the scores."""
     passed, failed = int(counts.get("pass", 0)), int(counts.get("fail", 0))
-    numeric = pd.Series(values)
     decided = passed + failed
     lo, hi = wilson_interval(passed, decided) if decided else (None, None)
     return {
-        "graded": int(len(status_codes)),
+        "graded": graded,
         "passed": passed,
         "failed": failed,
-        **({} if no_answer is None else {NO_ANSWER: int(no_answer.sum())}),
+        **({} if no_answer is None else {NO_ANSWER: no_answer}),
         "not_judged": int(counts.get("not_judged", 0)),
         "errors": int(counts.get("error", 0)),
         "scored": int(counts.get("scored", 0)),
-        "near_misses": int(near.sum()),
-        "mean_score": None if numeric.notna().sum() == 0 else float(numeric.mean()),
+        "near_misses": near,
+        "mean_score": total_mean(total),
         "pass_rate": None if not decided else passed / decided,
         "pass_rate_ci95": None if not decided else [lo, hi],
     }
@@ -312,7 +321,7 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.Dat
                 continue
             at = mine_at.get(name, np.empty(0, dtype=int))
             at = cols.of_system(at, system)
-            sentence = pd.Series(cols.values[at])
+            sentence = cols.values[at]
             if statistics is not None:
                 counted, summed = statistics.get((name, system), (0, None))
                 summed = summed if counted == n and n else None
@@ -324,7 +333,7 @@ def corpus_figures(rows: pd.DataFrame, graders: tuple[str, ...], scored: "pd.Dat
                 value = corpus(list(part["output"]), [list(r) for r in part["refs"]]) if n else None
             figures[name] = {
                 "corpus": value,
-                "mean_sentence": None if sentence.notna().sum() == 0 else float(sentence.mean()),
+                "mean_sentence": total_mean(score_total(sentence)),
                 "rows": int(n),
             }
         if figures:
@@ -420,12 +429,18 @@ def clustered_rates(figures: dict[str, dict[str, Any]], groups: Mapping[Any, np.
         decided = at[(status == codes["pass"]) | (status == codes["fail"])]
         if st is None or not len(decided) or len(np.unique(cases[decided])) == len(decided):
             continue
-        rate = clustered_pass_rate(cols.status_codes[decided] == codes["pass"], cases[decided])
-        d = rate.design
-        st["pass_rate_ci95"] = [rate.low, rate.high]
-        st["pass_rate_clustered"] = {"cases": d.cases, "design_effect": d.design_effect, "icc": d.icc,
-                                     "design_effect_used": d.used, "effective_cases": d.rows / d.divisor,
-                                     "method": rate.method}
+        clustered_rate(st, cols.status_codes[decided] == codes["pass"], cases[decided])
+
+
+def clustered_rate(st: dict[str, Any], passed: np.ndarray, cases: np.ndarray) -> None:
+    """One scorer's figures given its decided rows' verdicts and cases (some repeating):
+    the pass rate's interval clustered by case, with the design effect and ICC beside it."""
+    rate = clustered_pass_rate(passed, cases)
+    d = rate.design
+    st["pass_rate_ci95"] = [rate.low, rate.high]
+    st["pass_rate_clustered"] = {"cases": d.cases, "design_effect": d.design_effect, "icc": d.icc,
+                                 "design_effect_used": d.used, "effective_cases": d.rows / d.divisor,
+                                 "method": rate.method}
 
 
 def extracting_graders(config: Mapping[str, Any] | None) -> list[str]:

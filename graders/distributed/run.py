@@ -1,0 +1,357 @@
+"""Scoring and comparing over a Dask cluster (SPEC §11): the same rows, scored file, summary
+and comparison as the single-process run, cell for cell.
+
+The client reads no file and holds no row while scoring: workers read the files, cut them
+into parts (``parts.PART_ROWS`` records), prepare each part, and score it into the scored
+file's lines (``scoring.parallel.score_to_csv``, as the single-process run writes them) and
+the numbers the summary adds up (``reduce.piece``). The client finds duplicate keys from
+each part's key hashes, then writes the parts' lines to the output in order as they arrive
+(one part's bytes at a time; the file replaced whole at the end, ``output.text_output``),
+and adds the pieces into the summary. A worker lost mid-run is replaced and its parts
+computed again by Dask; a task that keeps killing its worker (more often than Dask's
+``distributed.scheduler.allowed-failures``, 3 by default) ends the run with one message,
+and the old output stays as it was.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
+from graders.distributed import parts as P
+from graders.distributed import reduce as R
+from graders.distributed.cluster import ClusterError, require_dask
+from graders.readers.frame import DEFAULT_MAX_BYTES, ResultsFile, ResultsFileError
+from graders.scoring.agreement import add_agreement, column_verdicts
+from graders.scoring.output import SCORED_COLUMNS, STDOUT, csv_cell, text_output
+from graders.scoring.rows import LeftOut, Prepared
+
+
+@dataclass(frozen=True)
+class ClusterRun:
+    """A run scored on a cluster: its summary (``summarize``'s, cell for cell), the mapping
+    used, the left-out report, and how many parts the rows were scored in. The scored rows
+    are in the file written (``write_to``)."""
+
+    summary: dict[str, Any]
+    mapping: Mapping[str, str | None]
+    left_out: LeftOut
+    parts: int
+
+
+def expand(patterns: Sequence[str]) -> list[str]:
+    """Files or globs as paths: a pattern that names no file as written is a glob, its
+    matches sorted (none: the pattern itself, which reading then names as missing)."""
+    out: list[str] = []
+    for p in patterns:
+        matches = sorted(glob.glob(p)) if not os.path.exists(p) and glob.has_magic(p) else []
+        out += matches or [p]
+    return out
+
+
+def _client(client: Any) -> Any:
+    require_dask()
+    if client is not None:
+        return client
+    from distributed import get_client
+
+    try:
+        return get_client()
+    except ValueError:
+        raise ClusterError("no Dask client: pass client=, or start one (distributed.Client(...))") from None
+
+
+def _gather(futures: Sequence[Any], what: str) -> list[Any]:
+    return [_result(f, what) for f in futures]
+
+
+def _result(future: Any, what: str) -> Any:
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as e:
+        raise ClusterError(f"a Dask worker died each time it ran {what} ({e.args[0] if e.args else 'a task'}); "
+                           "nothing was written (is a part too large for a worker's memory?)") from None
+
+
+# --------------------------------------------------------------------------- the parts
+
+
+@dataclass
+class _Parts:
+    """Prepared parts on the cluster (futures) and what the client knows of them."""
+
+    futures: list[Any]
+    infos: list[P.PartInfo]
+    mapping: dict[str, str | None]
+    columns: tuple[str, ...]
+    dups: P.Duplicates
+    left_out: LeftOut
+    file_versions: list[tuple[str, ...]]  # several files: each file's versions
+
+
+def _file_parts(client: Any, paths: Sequence[str], config: RunConfig, *, format: str | None, max_bytes: int,
+                header: bool, partition_rows: int, mapping: Mapping[str, str | None] | None = None) -> _Parts:
+    from graders.readers.several import system_names
+
+    if not paths:
+        raise ResultsFileError("no results file given")
+    several = len(paths) > 1
+    if several and len(set(map(os.path.realpath, paths))) != len(paths):
+        raise ResultsFileError("the same file is named twice")
+    names = system_names(paths) if several else [None]
+    files = [client.submit(P.read_file, path, name, format=format, max_bytes=max_bytes, header=header, pure=False)
+             for path, name in zip(paths, names)]
+    infos = _gather(client.map(P.file_info, files), "reading a file")
+    columns = tuple(dict.fromkeys(c for i in infos for c in i.columns))
+    pieces, offset = [], 0
+    for f, info in zip(files, infos):
+        for k, (a, b) in enumerate(P.spans(info.rows, partition_rows)):
+            pieces.append(client.submit(P.file_piece, f, a, b, offset, columns if several else None, k == 0, pure=False))
+        offset += info.last
+    del files
+    return _prepared(client, pieces, ResultsFile(None, (), "", (), columns), config, mapping,
+                     [i.versions for i in infos] if several else [])
+
+
+def _prepared(client: Any, pieces: list[Any], shape: ResultsFile, config: RunConfig,
+              mapping: Mapping[str, str | None] | None, file_versions: list[tuple[str, ...]]) -> _Parts:
+    if mapping is None:
+        mapping = suggest_mapping(shape.columns)
+        for role, column in config.columns.items():
+            mapping[role] = column or None
+    mapping = dict(mapping)
+    futures = client.map(P.prepare_part, pieces, mapping=mapping, needs_expected=config.needs_expected, pure=False)
+    del pieces
+    infos = _gather(client.map(P.part_info, futures), "preparing the rows")
+    dups = P.duplicates(infos, mapping)
+    return _Parts(futures, infos, mapping, shape.columns, dups, P.left_out(infos, dups), file_versions)
+
+
+def _ddf_parts(client: Any, ddf: Any, config: RunConfig, records: str | None,
+               mapping: Mapping[str, str | None] | None) -> _Parts:
+    frames = client.compute(ddf.to_delayed())
+    offsets = [0]
+    if records is None:
+        for n in _gather(client.map(len, frames), "reading the rows"):
+            offsets.append(offsets[-1] + n)
+    pieces = [client.submit(P.frame_piece, f, offsets[k] if records is None else 0, records, pure=False)
+              for k, f in enumerate(frames)]
+    columns = tuple(str(c) for c in ddf.columns if c != records)
+    return _prepared(client, pieces, ResultsFile(None, (), "", (), columns), config, mapping, [])
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+class _Lines:
+    """A binary sink for ``score_to_csv`` that keeps the lines and drops the header (the
+    client writes it once)."""
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+        self.header = True
+
+    def write(self, data: bytes) -> None:
+        if self.header:
+            self.header = False
+        else:
+            self.pieces.append(data)
+
+    def writelines(self, data: list[bytes]) -> None:
+        self.pieces.extend(data)
+
+
+def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output: bool,
+               cases: bool) -> tuple[bytes, R.Piece]:
+    """One part scored on a worker: its scored file's lines and its summary ``Piece``."""
+    from graders.pipeline import _harness_agreement
+    from graders.scoring.parallel import score_to_csv
+
+    rows = P.kept_rows(part, duplicates)
+    sink = _Lines()
+    tally = score_to_csv(rows, config, sink, include_output=include_output, workers=1)
+    piece = R.piece(tally, rows, cases)
+    if part.file is not None:
+        piece.agreement = _harness_agreement(part.file, Prepared(rows, part.prepared.left_out, part.prepared.systems),
+                                             config, tally)
+        piece.not_verdicts = column_verdicts(part.file)[1]
+    return b"".join(sink.pieces), piece
+
+
+def raw_statistics(part: P.Part, duplicates: Any, name: str, system: Any) -> list[int]:
+    """BLEU's or chrF's corpus statistics of one system's outputs as written, in one part."""
+    from graders.text.ngrams import corpus_statistics
+
+    rows = P.kept_rows(part, duplicates)
+    rows = rows[rows["system"].to_numpy(dtype=object) == system]
+    if name == "bleu":
+        from graders.metrics.bleu import N_STATS, segment_statistics
+    else:
+        from graders.metrics.chrf import N_STATS, segment_statistics
+    return corpus_statistics(f"corpus_{name}", list(rows["output"]), [list(r) for r in rows["refs"]],
+                             segment_statistics, N_STATS)
+
+
+@contextmanager
+def _sink(write_to: Any) -> Iterator[Any]:
+    """Where the scored lines go, opened before anything is read (a path that cannot be
+    written fails first): a path replaced whole when the block ends without an error, the
+    old file kept otherwise (``output.text_output``); ``"-"``: standard output; a binary
+    file as it is; None: nowhere."""
+    if write_to is None:
+        yield None
+    elif isinstance(write_to, (str, os.PathLike)) and os.fspath(write_to) != STDOUT:
+        with text_output(os.fspath(write_to)) as out:
+            out.flush()
+            yield out.buffer
+    else:
+        sink = write_to if not isinstance(write_to, (str, os.PathLike)) else io.open(1, "wb", closefd=False)
+        yield sink
+        sink.flush()
+
+
+def _score(client: Any, parts: _Parts, config: RunConfig, *, include_output: bool, sink: Any) -> ClusterRun:
+    has_repeat = any(i.has_repeat for i in parts.infos)
+    scored = [client.submit(score_part, f, d, config, include_output, has_repeat, pure=False)
+              for f, d in zip(parts.futures, parts.dups.per_part)]
+    header = (",".join(map(csv_cell, list(SCORED_COLUMNS) + (["output"] if include_output else []))) + "\n").encode()
+    pieces: list[R.Piece] = []
+    if sink is not None:
+        sink.write(header)
+    for k, future in enumerate(scored):
+        data, piece = _result(future, f"part {k + 1} of {len(scored)}")
+        scored[k] = None  # the part's lines are let go as soon as they are written
+        if sink is not None:
+            sink.write(data)
+        pieces.append(piece)
+    graders = config.grader_names
+
+    def raw(name: str, system: Any) -> list[int]:
+        sums = _gather([client.submit(raw_statistics, f, d, name, system, pure=False)
+                        for f, d in zip(parts.futures, parts.dups.per_part)], "the corpus statistics")
+        return [sum(col) for col in zip(*sums)]
+
+    summary = R.summary(pieces, graders=graders, left_out=parts.left_out.to_dict(),
+                        config={**config.to_dict(), "columns": mapping_dict(parts.mapping)}, has_repeat=has_repeat,
+                        raw_corpus=raw)
+    agreement: dict[str, Any] = {}
+    for piece in pieces:
+        add_agreement(agreement, piece.agreement)
+    others = set().union(*(piece.not_verdicts for piece in pieces)) if pieces else set()
+    agreement = {c: agreement[c] for c in parts.columns if c in agreement and c not in others}
+    if agreement:
+        summary["harness_agreement"] = agreement
+    return ClusterRun(summary, parts.mapping, parts.left_out, len(pieces))
+
+
+def score_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
+                client: Any = None, write_to: Any = None, include_output: bool = False, format: str | None = None,
+                max_bytes: int = DEFAULT_MAX_BYTES, header: bool = True, partition_rows: int = P.PART_ROWS,
+                mapping: Mapping[str, str | None] | None = None) -> ClusterRun:
+    """Score results files (paths or globs, read by the workers: a path must name the same
+    file on every worker) on the cluster of ``client`` (default: the current Dask client),
+    as ``gradeboard score FILES`` does in one process: the scored CSV to ``write_to`` (a
+    path, replaced whole at the end; ``"-"`` or a binary file: written through; None: not
+    written) and the summary returned."""
+    client = _client(client)
+    config = as_run_config(config)
+    with _sink(write_to) as sink:
+        parts = _file_parts(client, expand(paths), config, format=format, max_bytes=max_bytes, header=header,
+                            partition_rows=partition_rows, mapping=mapping)
+        return _score(client, parts, config, include_output=include_output, sink=sink)
+
+
+def score_ddf(ddf: Any, config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *, client: Any = None,
+              write_to: Any = None, include_output: bool = False, records: str | None = None,
+              mapping: Mapping[str, str | None] | None = None) -> ClusterRun:
+    """Score a ``dask.dataframe`` of results rows (one row a record, cells as text as
+    ``read_results`` reads them: ``dd.read_csv(..., dtype=str, keep_default_na=False)``; None
+    or NaN is an absent cell) as ``score_file`` scores a file, each partition on a worker.
+    ``records``: a column of 1-based record numbers (the left-out report's); without it
+    rows are numbered 1, 2, … in order over the partitions. ``write_to`` as in ``score_files``."""
+    client = _client(client)
+    config = as_run_config(config)
+    with _sink(write_to) as sink:
+        parts = _ddf_parts(client, ddf, config, records, mapping)
+        return _score(client, parts, config, include_output=include_output, sink=sink)
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def _score_frame_on(client: Any, partition_rows: int) -> Any:
+    """``score_frame`` for ``compare_prepared``, each part of the rows scored on a worker."""
+    import pandas as pd
+
+    from graders.scoring.parallel import score_frame
+    from graders.scoring.summary import add_statistics
+
+    def scorer(rows: pd.DataFrame, config: RunConfig, *, statistics: dict | None = None, **_: Any) -> pd.DataFrame:
+        spans = P.spans(len(rows), partition_rows)
+        futures = [client.submit(_score_frame_part, rows.iloc[a:b], config, statistics is not None, pure=False)
+                   for a, b in spans]
+        frames = []
+        for k, future in enumerate(futures):
+            frame, sums = _result(future, f"part {k + 1} of {len(futures)}")
+            futures[k] = None
+            frames.append(frame)
+            if statistics is not None:
+                add_statistics(statistics, sums)
+        return pd.concat(frames, ignore_index=True) if frames else score_frame(rows, config, details=False)
+
+    return scorer
+
+
+def _score_frame_part(rows: Any, config: RunConfig, sums: bool) -> tuple[Any, dict]:
+    from graders.scoring.parallel import score_frame
+
+    statistics: dict | None = {} if sums else None
+    frame = score_frame(rows.reset_index(drop=True), config, workers=1, details=False, statistics=statistics)
+    return frame, statistics or {}
+
+
+def compare_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
+                  client: Any = None, version_a: str | None = None, version_b: str | None = None,
+                  resamples: int = 2000, seed: int = 0, primary: Sequence[str] | None = None,
+                  format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, header: bool = True,
+                  partition_rows: int = P.PART_ROWS, mapping: Mapping[str, str | None] | None = None) -> Any:
+    """``gradeboard compare FILES`` on a cluster: the files read, prepared and scored by the
+    workers, the duplicate keys found over every part; the comparison (pairing, intervals,
+    tests: ``compare_prepared``) on the client over the rows, as the single-process run has
+    them. Two files of one version each are A and B in order, unless ``version_a``/``b``."""
+    import pandas as pd
+
+    from graders.compare.comparison import CompareError, compare_prepared
+    from graders.scoring.rows import MappingError
+
+    client = _client(client)
+    config = as_run_config(config)
+    paths = expand(paths)
+    if len(paths) > 2:
+        raise ResultsFileError(f"compare takes one file with both sides or two runs, not {len(paths)} files")
+    try:
+        parts = _file_parts(client, paths, config, format=format, max_bytes=max_bytes, header=header,
+                            partition_rows=partition_rows, mapping=mapping)
+    except MappingError as e:
+        raise CompareError(str(e)) from None
+    if version_a is None and version_b is None and len(paths) == 2 and "file" in parts.columns:
+        if all(len(v) == 1 for v in parts.file_versions):  # readers.several.first_versions
+            version_a, version_b = parts.file_versions[0][0], parts.file_versions[1][0]
+    rows = _gather([client.submit(P.kept_rows, f, d, pure=False) for f, d in zip(parts.futures, parts.dups.per_part)],
+                   "gathering the rows")
+    frame = pd.concat(rows, ignore_index=True)
+    prepared = Prepared(rows=frame, left_out=parts.left_out, systems=P.systems(parts.infos))
+    mapping_used = parts.mapping
+    versions = None
+    if mapping_used.get("version") and not mapping_used.get("output_b") and mapping_used["version"] in parts.columns:
+        versions = list(dict.fromkeys(v for i in parts.infos for v in i.versions))
+    return compare_prepared(prepared, config, mapping_used, version_a=version_a, version_b=version_b,
+                            resamples=resamples, seed=seed, primary=primary, versions_in_file=versions,
+                            score=_score_frame_on(client, partition_rows))

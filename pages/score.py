@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import extracting, graders_form, guide, in_app, loading, page_link, scoring, slicing, views
+from ui import extracting, graders_form, guide, in_app, loading, page_link, results, scoring, slicing, views
 
 in_app()
 
@@ -47,9 +47,10 @@ if view is None:
 
 st.header("Counts")
 views.counts_section(view)
-views.harness_section(view)
+results.harness_section(view)
 views.corpus_section(view)
 views.unknown_assertions_section(view)
+results.grid_section(view)  # one row per case: texts, each grader's verdict and score; paged, sorted, filtered
 views.near_miss_section(view)
 views.charts_section(view)
 slicing.score_slices_section(view)  # per value of a column, from the scored rows held: no rescoring

@@ -2,7 +2,9 @@
 
 ``ui.loading`` loads a results file and maps its columns, ``ui.detail`` shows one row in
 detail, ``ui.graders_form`` builds the grader configuration from the registry,
-``ui.scoring`` runs the cached scoring behind the Score page, ``ui.comparing``,
+``ui.scoring`` runs the scoring behind the Score page (cached per grader and its
+parameters), ``ui.results`` the Score page's results grid, ``ui.slicing`` its slices (and
+Compare's), ``ui.comparing``,
 ``ui.normalizing`` and ``ui.pass_rate`` hold the sections of the Compare, Normalizer and Pass
 rate pages, and ``ui.display`` makes the user's text safe to show (lone surrogates escaped,
 Markdown literal). ``ui.present`` holds what is pure pandas and Altair (no streamlit): tables,

@@ -2,13 +2,15 @@
 near-miss table, charts, the filter view with row detail, and the downloads.
 
 Each function takes the view built by ``ui.scoring.scored_view`` and draws one section.
-``counts_markdown``, ``kind_mask``, ``disagreement_masks``, ``text_cases`` and ``filter_parts`` are pure pandas
-(tests/test_page_score.py calls them directly as well as through the page).
+``kind_mask``, ``disagreement_masks``, ``text_cases`` and ``filter_parts`` are pure pandas, and
+so are ``counts_markdown`` and ``rate_links`` (``ui.present.counts``; tests/test_page_score.py
+calls them directly as well as through the page). The results grid is ``ui.results``'s.
 
 Session state set here: ``gb_w_score_filter_kinds``, ``gb_w_score_filter_graders``,
 ``gb_w_score_filter_text`` (the filter view's widgets), ``gb_filter_table`` (the
 filtered table's row selection), ``gb_filter_table_listed`` (what that table lists:
-``ui.keep_selection_if_listed``), ``gb_w_score_include_output`` (the scored CSV option).
+``ui.keep_selection_if_listed``), ``gb_w_score_include_output`` (the scored CSV option),
+``gb_row_facts`` (the prepared rows' systems, repeats and words, found once per file).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import pandas as pd
 import streamlit as st
 
 from graders.metrics.nearmiss import PROBE_CODES
-from graders.registry import REGISTRY
 from graders.scoring.batch import explain_rows, with_output
 from graders.scoring.output import scored_csv_bytes, spreadsheet_safe_bytes
 from ui.present import charts
+from ui.present.counts import COUNT_COLUMNS, counts_markdown, not_run, rate_links  # noqa: F401  (the page's names)
+from ui.present.grid import label
 from ui.present.links import pass_rate_link
 from ui.present.search import haystack, text_cases  # noqa: F401  (text_cases: the search the page runs)
 
@@ -41,66 +44,28 @@ TABLE_ROWS = 1000  # rows of a filtered table sent to the browser; the CSV has t
 NEAR_ROWS = 200
 
 
-def label(scorer: str) -> str:
-    if scorer in REGISTRY:
-        return REGISTRY[scorer].label
-    return "Overall" if scorer == "overall" else scorer
+def rate_link(text: str, query: Mapping[str, str]) -> None:
+    """A link to the pass-rate page with ``query`` that keeps the session (``st.page_link``:
+    no new tab, the loaded file kept); where the page runs outside app.py's navigation, a
+    Markdown link to its address."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    try:
+        st.page_link("pages/pass_rate.py", label=display.inert(text), query_params=dict(query))  # a label is Markdown
+    except StreamlitPageNotFoundError:
+        st.markdown(f"[{display.md(text)}]({pass_rate_link(int(query['k']), int(query['n']), label=query.get('label'))})")
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
-
-
-def not_run(summary: Mapping[str, Any]) -> set[str]:
-    """The scorers of per-row assertions of a kind that is not run (``assert:<i>:llm-rubric``):
-    every row of theirs is an error that says so; "Assertion kinds not run" counts them, and
-    the counts table and the outcome chart leave them out rather than call them graded."""
-    unknown = set(summary.get("unknown_assertions") or ())
-    return {name for name in summary.get("graders", {}) if name.startswith("assert:") and name.split(":", 2)[2] in unknown}
-
-
-def counts_markdown(summary: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
-    """The counts table of the seed (Graded, Passed, Failed, Not judged, Errors, Near
-    misses, Mean score) with each pass rate's Wilson 95% interval; each Passed count (of
-    passed + failed) links to the pass-rate page, which reads its figures as passes. A
-    grader with answer extraction says how many of its fails found no answer (SPEC §9)."""
-    systems = summary.get("systems", {})
-    several = len(systems) > 1
-    head = (["System"] if several else []) + [
-        "Grader", "Graded", "Passed", "Failed", "Not judged", "Errors", "Near misses", "Mean score",
-        "Pass rate (Wilson 95%)",
-    ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    blocks = systems.items() if several else [(None, summary.get("graders", {}))]
-    skipped = not_run(summary)
-    for system, graders in blocks:
-        names = [n for n in (order or graders) if n in graders] + [n for n in graders if order and n not in order]
-        names = [n for n in names if n not in skipped]
-        for name in names:
-            c = graders[name]
-            who = label(name) + (f" · {system}" if system else "")
-            decided = c["passed"] + c["failed"]
-
-            def link(k: int, n: int, what: str, who: str = who) -> str:
-                return f"[{k:,}]({pass_rate_link(k, n, label=f'{who}: {what}')})" if n else f"{k:,}"
-
-            rate = c.get("pass_rate")
-            ci = c.get("pass_rate_ci95")
-            rate_text = "–" if rate is None else f"{_pct(rate)} [{_pct(ci[0])}, {_pct(ci[1])}]"
-            mean = c.get("mean_score")
-            cells = ([display.md(system)] if several else []) + [
-                f"**{display.md(label(name))}**" if not several else display.md(label(name)),
-                f"{c['graded']:,}",
-                link(c["passed"], decided, "passed"),
-                f"{c['failed']:,}" + (f" ({c['no_answer']:,} no answer)" if c.get("no_answer") else ""),
-                f"{c['not_judged']:,}",
-                f"{c['errors']:,}",
-                f"{c['near_misses']:,}",
-                "–" if mean is None else f"{mean:.3f}",
-                rate_text,
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+def row_facts(rows: pd.DataFrame) -> dict[str, Any]:
+    """What the sections ask of the prepared rows on every rerun, found once per rows frame:
+    its ``systems`` (in order), whether it has ``repeats``, and its ``words`` (``outputs_words``)."""
+    ss = st.session_state
+    memo = ss.get("gb_row_facts")
+    if memo is None or memo[0] is not rows:
+        systems = list(dict.fromkeys(rows["system"].tolist()))
+        memo = (rows, {"systems": systems, "repeats": bool(rows["repeat"].ne("").any()), "words": outputs_words(rows)})
+        ss["gb_row_facts"] = memo
+    return memo[1]
 
 
 def outputs_words(rows: pd.DataFrame) -> str:
@@ -119,7 +84,7 @@ def outputs_words(rows: pd.DataFrame) -> str:
 def scored_words(rows: pd.DataFrame) -> str:
     """What was scored, in bold: "**40 cases scored**", or "**80 outputs scored** (40 cases,
     2 systems)" (``outputs_words``)."""
-    what, _, rest = outputs_words(rows).partition(" (")
+    what, _, rest = row_facts(rows)["words"].partition(" (")
     return f"**{what} scored**" + (f" ({rest}" if rest else "")
 
 
@@ -129,17 +94,21 @@ def counts_section(view: Mapping[str, Any]) -> None:
     st.markdown(
         scored_words(view["run"].prepared.rows)
         + (f", {count(left.get('total', 0), 'row')} left out" if left.get("total") else "")
-        + f" · {len(view['run'].scored):,} scored rows."
+        + f" · {sum(len(p) for p in view['parts'].values()):,} scored rows."
     )
+    order = list(view["config"].grader_names) + ["overall"]
     # in a box that scrolls sideways: ten columns do not fit a narrow window (the cells are
     # Markdown-escaped by counts_markdown, so the HTML allowed here is the box alone)
     st.markdown(f"<div class='gb-counts' style='overflow-x:auto'>\n\n"
-                f"{counts_markdown(summary, list(view['config'].grader_names) + ['overall'])}\n\n</div>",
+                f"{counts_markdown(summary, order)}\n\n</div>",
                 unsafe_allow_html=True)
     st.caption(
         "Each grader is counted on its own. Pass rate = passed / (passed + failed); the interval is "
-        "Wilson's at 95%. Each Passed count opens the pass-rate calculator."
+        "Wilson's at 95%. Open a pass count in the pass-rate calculator (this session, the file kept):"
     )
+    with st.container(horizontal=True, key="gb_rate_links", gap="small"):
+        for text, query in rate_links(summary, order):
+            rate_link(text, query)
 
 
 def corpus_section(view: Mapping[str, Any]) -> None:
@@ -192,14 +161,14 @@ def near_miss_section(view: dict[str, Any]) -> None:
     if frame.empty:
         st.caption("No fail has a near miss.")
         return
-    rows = view["run"].prepared.rows  # the file's systems and repeats, not only the shown rows'
-    if rows["system"].nunique() <= 1:
+    facts = row_facts(view["run"].prepared.rows)  # the file's systems and repeats, not only the shown rows'
+    if len(facts["systems"]) <= 1:
         frame = frame.drop(columns=["System"])
-    if rows["repeat"].eq("").all():
+    if not facts["repeats"]:
         frame = frame.drop(columns=["Repeat"])
     st.dataframe(display.frame(frame), hide_index=True)
     if total > NEAR_ROWS:
-        st.caption(f"First {NEAR_ROWS} of {total:,}; the filter view lists them all.")
+        st.caption(f"First {NEAR_ROWS} of {total:,}; Rows by grader lists them all.")
 
 
 def chart_specs(view: Mapping[str, Any]) -> dict[str, dict]:
@@ -393,7 +362,8 @@ def filter_section(view: dict[str, Any]):
     """The filter view; selecting a row opens its detail. Returns a function building the
     filtered rows (for the download)."""
     ss = st.session_state
-    st.subheader("Rows")
+    st.subheader("Rows by grader")
+    st.caption("One row per case and grader, with its explanation; the Filtered rows CSV below holds them.")
     parts = view["parts"]
     scorers = list(parts)
     total = sum(len(p) for p in parts.values())
@@ -402,7 +372,7 @@ def filter_section(view: dict[str, Any]):
     ss.setdefault("gb_w_score_filter_text", "")
     ss["gb_w_score_filter_graders"] = [s for s in ss["gb_w_score_filter_graders"] if s in scorers]
     rows = view["run"].prepared.rows
-    several = rows["system"].nunique() > 1
+    several = len(row_facts(rows)["systems"]) > 1
     offered = [k for k in FILTER_KINDS if several or k != "systems disagree"]
     ss["gb_w_score_filter_kinds"] = [k for k in ss["gb_w_score_filter_kinds"] if k in offered]
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -432,14 +402,21 @@ def filter_section(view: dict[str, Any]):
         across = made.get(tuple(chosen))
         if across is None:
             across = made[tuple(chosen)] = disagreement_masks(parts, chosen)
-    count, shown, hits = filter_parts(parts, rows, kinds=kinds, scorers=chosen, text=text, hay=hay, masks=masks,
-                                      across=across)
+    memo = view.setdefault("filtered", {})  # a rerun with the same filter (a click elsewhere) reuses its table
+    fkey = (tuple(kinds), tuple(chosen), text)
+    if fkey not in memo:
+        while len(memo) >= 4:
+            memo.pop(next(iter(memo)))
+        count, shown, hits = filter_parts(parts, rows, kinds=kinds, scorers=chosen, text=text, hay=hay, masks=masks,
+                                          across=across)
+        shown = explain_rows(shown, rows, view["config"])  # the deferred explanations of these rows
+        memo[fkey] = (count, shown, hits, display.frame(_table(shown)))
+    count, shown, hits, table = memo[fkey]
     st.caption(f"{count:,} of {total:,} scored rows"
                + (f"; the first {TABLE_ROWS:,} are shown, the CSV below has them all" if count > TABLE_ROWS else "")
                + (". Select a row to see it in detail." if count else "."))
-    shown = explain_rows(shown, rows, view["config"])  # the deferred explanations of these rows
     keep_selection_if_listed("gb_filter_table", (id(view), tuple(kinds), tuple(chosen), text))
-    event = st.dataframe(display.frame(_table(shown)), hide_index=True, on_select="rerun", selection_mode="single-row",
+    event = st.dataframe(table, hide_index=True, on_select="rerun", selection_mode="single-row",
                          key="gb_filter_table", width="stretch")
     picked = event.selection.rows if event is not None and hasattr(event, "selection") else []
     if picked and picked[0] < len(shown):
@@ -532,7 +509,7 @@ def compare_pointer(prepared: Any) -> None:
     versions): the counts here are per system; the Compare page pairs them."""
     if isinstance(prepared, str):
         return
-    systems = list(dict.fromkeys(prepared.rows["system"]))
+    systems = row_facts(prepared.rows)["systems"]
     if len(systems) < 2:
         return
     names = ", ".join(display.code(s) for s in systems[:4]) + (", …" if len(systems) > 4 else "")
@@ -547,7 +524,7 @@ def left_out_section(prepared: Any) -> None:
         st.error(display.inert(prepared))
         return
     report = prepared.left_out.to_dict()
-    what = outputs_words(prepared.rows)
+    what = row_facts(prepared.rows)["words"]
     if not report["total"]:
         st.success(f"All rows can be scored: {what}.")
         return
@@ -557,19 +534,3 @@ def left_out_section(prepared: Any) -> None:
          "notes": "; ".join(r["notes"][:3])}
         for reason, r in report["reasons"].items()
     ]), hide_index=True)
-
-
-def harness_section(view: dict[str, Any]) -> None:
-    """The harness's own verdict beside each pass-or-fail grader (a file that carries it:
-    promptfoo's harness.pass, Inspect's harness.<scorer>.value, lm-eval's harness.<metric>),
-    often the most useful thing a re-grade shows; the first cases where they part."""
-    agreement = view["summary"].get("harness_agreement")
-    if not agreement:
-        return
-    st.subheader("The harness's verdict beside ours")
-    rows = [{"Harness column": column, "Grader": label(name), "Rows both decided": a["rows"], "Agree": a["agree"],
-             "Harness pass, ours fail": a["harness_pass_ours_fail"], "Harness fail, ours pass": a["harness_fail_ours_pass"],
-             "First cases where they part": ", ".join(a["first_disagreements"])}
-            for column, per in agreement.items() for name, a in per.items()]
-    st.dataframe(display.frame(pd.DataFrame(rows, dtype=object)), hide_index=True, width="stretch")
-    st.caption("Only rows both sides decided count. Search for a case's id under Filter to open it.")

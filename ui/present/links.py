@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
-__all__ = ["pass_rate_link"]
+__all__ = ["pass_rate_link", "pass_rate_query"]
 
 
 def pass_rate_link(k: int, n: int, confidence: float | Decimal | None = None, label: str | None = None,
@@ -28,11 +28,19 @@ def pass_rate_link(k: int, n: int, confidence: float | Decimal | None = None, la
     the pass-rate page's own link). A lone surrogate (a version named ``"\\ud800"`` in JSON)
     is written as its escape ``\\ud800``.
     """
-    query: dict[str, Any] = {"k": int(k), "n": int(n)}
-    if confidence is not None:
-        query["confidence"] = f"{confidence:f}" if isinstance(confidence, Decimal) else repr(float(confidence))
-    if label:
-        query["label"] = label
+    query: dict[str, Any] = pass_rate_query(k, n, confidence, label)
     if space not in ("+", "%20"):
         raise ValueError(f"space must be '+' or '%20', got {space!r}")
     return "pass_rate?" + urlencode(query, quote_via=quote_plus if space == "+" else quote, errors="backslashreplace")
+
+
+def pass_rate_query(k: int, n: int, confidence: float | Decimal | None = None, label: str | None = None) -> dict[str, str]:
+    """The pass-rate page's query parameters for k of n (``pass_rate_link``'s, as text):
+    what ``st.page_link``/``st.switch_page`` take as ``query_params`` to open the page in
+    the same session. A lone surrogate in the label is written as its escape."""
+    query = {"k": str(int(k)), "n": str(int(n))}
+    if confidence is not None:
+        query["confidence"] = f"{confidence:f}" if isinstance(confidence, Decimal) else repr(float(confidence))
+    if label:
+        query["label"] = label.encode("utf-8", "backslashreplace").decode("utf-8")
+    return query

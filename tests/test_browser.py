@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -351,6 +352,9 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
             # Compare the sample A/B file: one click loads it, the metric table and the
             # disagreements follow.
             page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Compare A and B").click()
+            # The Score page has an "A/B wide" button too: click Compare's, once it is shown.
+            page.wait_for_url(re.compile(r"/compare(\?|$)"), timeout=60_000)
+            expect(page.get_by_role("heading", name="Compare A and B").first).to_be_visible(timeout=60_000)
             page.get_by_role("button", name="A/B wide", exact=True).click()
             expect(page.get_by_role("heading", name="Metrics")).to_be_visible(timeout=120_000)
             expect(page.get_by_role("heading", name="Where A and B disagree")).to_be_visible(timeout=120_000)

@@ -71,9 +71,9 @@ def test_wide_sample_main_path():
     no_trouble(at)
     assert any("Wide file: **A** = column `output`, **B** = column `output_b`" in m.value for m in at.markdown)
     table = metric_table(at).set_index("Metric")
-    # every metric that runs without a setting of its own (seed 004: "on every metric")
-    assert list(table.index) == ["Exact match", "Normalized match", "Contains", "Numeric", "Valid JSON", "JSON fields",
-                                 "Token F1", "BLEU", "ROUGE-L", "chrF"]
+    # the metrics that apply to the file's data (issue 33, 5): short text answers, no JSON,
+    # no numbers; every other metric is one choice away
+    assert list(table.index) == ["Exact match", "Normalized match", "Contains", "Token F1"]
     exact = table.loc["Exact match"]
     assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (40, 4, 15, 21)
     assert exact["Mean A"] == pytest.approx(0.2) and exact["Mean B"] == pytest.approx(0.475)
@@ -123,6 +123,7 @@ def test_a_metric_without_pairs_shows_dashes_and_says_so_once():
     import pyarrow as pa
 
     at = inject(b"id,expected,output,output_b\n1,a,a,b\n2,b,b,b\n3,c,x,c\n").run()
+    at.multiselect(key="gb_w_compare_graders").set_value(["exact", "json_fields"]).run()
     no_trouble(at)
     frame = next(d for d in at.dataframe if "Holm p" in d.value.columns and "In words" in d.value.columns)
     shown = pa.ipc.open_stream(frame.proto.arrow_data.styler.display_values).read_all().to_pandas()
@@ -368,3 +369,13 @@ def test_a_pass_rate_link_with_repeats_says_its_n_counts_rows():
     assert label.startswith("Exact match: returns-assistant-v1 (120 rows of 40 cases with repeats")
     bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
     assert "120+rows+of+40+cases+with+repeats" in bullets
+
+
+def test_the_default_metrics_are_those_that_apply_to_the_files_data():
+    """JSON outputs against JSON objects: exact, normalized, Valid JSON and JSON fields, not
+    text overlap; a plain-text file never starts with the JSON graders (issue 33, 5)."""
+    at = inject(b'id,expected,output,output_b\n1,"{""a"": 1}","{""a"": 1}","{""a"": 2}"\n'
+                b'2,"{""a"": 3}","{""a"": 3}","{""a"": 3}"\n').run()
+    no_trouble(at)
+    assert at.multiselect(key="gb_w_compare_graders").value == ["exact", "normalized", "valid_json", "json_fields"]
+    assert list(metric_table(at)["Metric"]) == ["Exact match", "Normalized match", "Valid JSON", "JSON fields"]

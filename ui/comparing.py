@@ -46,6 +46,7 @@ from graders.explore.sensitivity import (
     metric_frame,
     sensitivity,
 )
+from graders.explore.suggest import SAMPLE, applicable_graders
 from graders.registry import REGISTRY
 from graders.scoring.output import spreadsheet_safe_bytes
 from graders.scoring.rows import MappingError, Prepared
@@ -177,12 +178,27 @@ def columns_section(file) -> dict[str, str | None]:
 
 
 def graders_section(mapping: dict[str, str | None], file: Any) -> RunConfig:
-    """Answer extraction and the graders form, starting on ``DEFAULT_GRADERS``."""
+    """Answer extraction and the graders form, starting on the graders that apply to the
+    file's data (``graders.explore.suggest``; ``DEFAULT_GRADERS`` holds every one that
+    could)."""
     ss = st.session_state
-    ss.setdefault(w("graders"), list(DEFAULT_GRADERS))
+    if w("graders") not in ss:
+        ss[w("graders")] = list(suggested_graders(file, mapping))
     extract, _ = extracting.extract_widget(PREFIX, file, mapping)
     config, _problems = graders_form.graders_form(PREFIX, mapping, extract)
     return config
+
+
+def suggested_graders(file: Any, mapping: dict[str, str | None]) -> tuple[str, ...]:
+    """``applicable_graders`` over the file's first rows: its expected answers and its
+    first output column."""
+    frame = getattr(file, "frame", None)
+    output = mapping.get("output")
+    if frame is None or not output or output not in frame.columns:
+        return DEFAULT_GRADERS
+    head = frame.head(SAMPLE)
+    expected = mapping.get("expected")
+    return applicable_graders(head[expected].tolist() if expected in head.columns else None, head[output].tolist())
 
 
 def left_out_expander(prepared: Prepared | str) -> None:

@@ -77,7 +77,7 @@ def test_wide_sample_main_path():
     exact = table.loc["Exact match"]
     assert (exact["Paired n"], exact["Wins"], exact["Losses"], exact["Ties"]) == (40, 4, 15, 21)
     assert exact["Mean A"] == pytest.approx(0.2) and exact["Mean B"] == pytest.approx(0.475)
-    assert exact["A passes"].startswith("pass_rate?k=8&n=40") and exact["B passes"].startswith("pass_rate?k=19&n=40")
+    assert (exact["A passes"], exact["B passes"]) == ("8", "19")  # counts; their links open in this session
     assert exact["b / c"] == "4 / 15" and exact["Test"] == "McNemar exact"
     assert exact["Reading"] == "B better" and "Holm p" in exact["In words"]  # exact alone is primary (issue 33)
     assert math.isnan(table.loc["Token F1"]["Holm p"])  # not primary: shown unadjusted (issue 33)
@@ -87,8 +87,10 @@ def test_wide_sample_main_path():
     assert "B better" in bullets.splitlines()[0] and "may be noise" not in bullets.splitlines()[0]
     assert not any("no difference: No difference" in m.value for m in at.markdown)
     bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
-    assert "passes: A [8 of 40](pass_rate?k=8&n=40&label=Exact+match%3A+output)" in bullets
-    assert "B [19 of 40](pass_rate?k=19&n=40&" in bullets
+    assert "passes: A 8 of 40, B 19 of 40" in bullets and "](" not in bullets  # no link that opens a new tab
+    links = rate_links(at)
+    assert links["Exact match · output: 8 of 40 pass"] == {"k": "8", "n": "40", "label": "Exact match: output"}
+    assert links["Exact match · output_b: 19 of 40 pass"]["k"] == "19"
     assert len(charts(at)) == 4  # outcome bars, scatter, differences, sensitivity
     assert [b.label for b in at.download_button] == ["Comparison CSV", "Comparison CSV, spreadsheet-safe",
                                                     "Summary JSON", "Export configuration"]
@@ -361,14 +363,25 @@ def test_the_same_version_twice_is_not_a_file_of_the_wrong_shape():
 def test_a_pass_rate_link_with_repeats_says_its_n_counts_rows():
     at = page().run()
     at.button(key=LONG_SAMPLE).click().run()
-    exact = metric_table(at).set_index("Metric").loc["Exact match"]
-    assert exact["A passes"].startswith("pass_rate?k=") and "&n=120&" in exact["A passes"]
-    from urllib.parse import parse_qs, urlsplit
+    query = next(q for text, q in rate_links(at).items() if text.startswith("Exact match · returns-assistant-v1:"))
+    assert query["n"] == "120"
+    assert query["label"].startswith("Exact match: returns-assistant-v1 (120 rows of 40 cases with repeats")
 
-    label = parse_qs(urlsplit(exact["A passes"]).query)["label"][0]
-    assert label.startswith("Exact match: returns-assistant-v1 (120 rows of 40 cases with repeats")
-    bullets = next(m.value for m in at.markdown if m.value.startswith("- **Exact match**"))
-    assert "120+rows+of+40+cases+with+repeats" in bullets
+
+def rate_links(at) -> dict:
+    """{label: query parameters} of the links to the pass-rate page: st.page_link where the
+    page runs in app.py's navigation, else (AppTest runs one page) their Markdown stand-ins."""
+    import re
+    from urllib.parse import parse_qsl, urlsplit
+
+    out = {}
+    for e in at.main:
+        if getattr(e, "type", None) == "page_link" and e.proto.page.endswith("pass_rate"):
+            out[e.proto.label] = dict(parse_qsl(e.proto.query_string))
+        elif getattr(e, "type", None) == "markdown":
+            for text, url in re.findall(r"^\[(.*)\]\((pass_rate\?[^)]*)\)$", e.value):
+                out[re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")] = dict(parse_qsl(urlsplit(url).query))
+    return out
 
 
 def test_the_default_metrics_are_those_that_apply_to_the_files_data():

@@ -59,10 +59,13 @@ from ui.present.compare_tables import (
     metric_lines,
     metric_table,
     pair_detail,
+    pass_counts,
+    pass_rate_label,
     reading_css,
     review_note,
     review_rows,
 )
+from ui.present.links import pass_rate_query
 
 from . import display, extracting, graders_form, keep_selection_if_listed, loading, scoring, views
 from .detail import row_detail
@@ -300,16 +303,20 @@ def metrics_section(comparison: Comparison) -> None:
                        + ", ".join(display.md(k) for k in u["keys"]))
 
     table = metric_table(comparison)
-    link_help = "Passes of the paired n; opens the pass-rate page with the count filled in."
+    counts = pass_counts(comparison)
+    shown = table.copy()
+    for column, side in (("A passes", 0), ("B passes", 1)):  # the count; its link is below, in this session
+        shown[column] = [str(counts[name][side]) if name in counts else "" for name in comparison.metrics]
+    link_help = "Passes of the paired n; the links below the table open the pass-rate page with it filled in."
     st.dataframe(
         # a metric with no pairs has no means and no p: a dash, not "None"
-        display.frame(display.numbers_as_text(table, {"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}",
+        display.frame(display.numbers_as_text(shown, {"Mean A": "{:.3f}", "Mean B": "{:.3f}", "A − B": "{:+.3f}",
                                                       "p": "{:.3g}", "Holm p": "{:.3g}"}))
         .style.map(reading_css, subset=["Reading"]),
         hide_index=True, width="stretch",
         column_config={
-            "A passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
-            "B passes": st.column_config.LinkColumn(display_text=r"k=(\d+)", help=link_help),
+            "A passes": st.column_config.TextColumn(help=link_help),
+            "B passes": st.column_config.TextColumn(help=link_help),
             "b / c": st.column_config.TextColumn(help="McNemar's discordant pairs: b = A passes and B fails, "
                                                       "c = A fails and B passes."),
             "Holm p": st.column_config.TextColumn(help="Holm-adjusted across the metrics in this table."),
@@ -322,6 +329,10 @@ def metrics_section(comparison: Comparison) -> None:
         },
     )
     st.markdown(metric_lines(comparison, table["Reading"]))
+    for name, (ka, kb, n) in counts.items():  # the pass-rate page in this tab and session (issue 33, 6)
+        for side, k in ((comparison.label_a, ka), (comparison.label_b, kb)):
+            label = pass_rate_label(comparison, name, side)
+            views.rate_link(f"{metric_label(name)} · {side}: {k:,} of {n:,} pass", pass_rate_query(k, n, label=label))
     left = comparison.prepared.left_out
     if left.total:
         # a warning when a tenth of the outputs or more never reached the figures (a repeat

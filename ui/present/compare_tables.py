@@ -128,17 +128,15 @@ FLAG = {"A better": ":material/check_circle: A better", "B better": ":material/c
 def metric_lines(comparison: Comparison, readings: Sequence[str]) -> str:
     """One Markdown bullet per metric (``readings``: the metric table's, in its order): the
     flag of a winner, the comparison's sentence as literal Markdown and, for a pass-or-fail
-    metric, `` · passes: A [8 of 40](pass_rate?k=8&n=40…), B [19 of 40](…)``."""
+    metric, `` · passes: A 8 of 40, B 19 of 40`` (the page links each count to the pass-rate
+    page in its own session, below)."""
     counts = pass_counts(comparison)
-    a, b = comparison.label_a, comparison.label_b
 
     def counts_links(name: str) -> str:
         if name not in counts:
             return ""
         ka, kb, n = counts[name]
-        url_a = pass_rate_link(ka, n, label=pass_rate_label(comparison, name, a))
-        url_b = pass_rate_link(kb, n, label=pass_rate_label(comparison, name, b))
-        return f" · passes: A [{ka} of {n}]({url_a}), B [{kb} of {n}]({url_b})"
+        return f" · passes: A {ka:,} of {n:,}, B {kb:,} of {n:,}"
 
     return "\n".join(f"- **{metric_label(name)}** — {FLAG[r] + ': ' if r in FLAG else ''}{display.md(m.words)}"
                      f"{counts_links(name)}" for (name, m), r in zip(comparison.metrics.items(), readings))

@@ -186,10 +186,12 @@ def _scalar(s: str, idx: int) -> tuple[Any, int]:
     raise JSONParseError("Expecting value", s, idx)
 
 
-def _read(s: str, limit: int = MAX_DEPTH) -> Any:
+def _read(s: str, limit: int = MAX_DEPTH, number: Callable[[str], Any] | None = None) -> Any:
     """``_DECODER.decode(s)`` without recursion, at most ``limit`` levels deep: the open
     arrays and objects are a stack, with the member name being read for each open object.
-    Raises ``JSONParseError`` with the decoder's message at the decoder's place."""
+    Raises ``JSONParseError`` with the decoder's message at the decoder's place.
+    ``number``: each number's text to its value (``parse_int``/``parse_float`` in one), in
+    place of int and float."""
     ws = _WS.match
     stack: list[Any] = []  # open arrays (lists) and objects (dicts), outermost first
     keys: list[str] = []  # the member name being read in each open object
@@ -214,6 +216,8 @@ def _read(s: str, limit: int = MAX_DEPTH) -> Any:
                 value, idx = {}, idx + 1
         elif c == '"':
             value, idx = _string(s, idx + 1)
+        elif number is not None and (m := _NUMBER.match(s, idx)) is not None:
+            value, idx = number(m.group()), m.end()
         else:
             value, idx = _scalar(s, idx)
         while stack:  # a value ends here: into its array or object, then what that closes
@@ -247,6 +251,12 @@ def _read(s: str, limit: int = MAX_DEPTH) -> Any:
 # a string, an object, an array, the literals, a number, or the constants it refuses.
 _VALUE_STARTS = frozenset('"{[ntfNI-0123456789')
 _JSON_WHITESPACE = " \t\n\r"
+
+
+def read_deep(text: str, number: Callable[[str], Any] | None = None) -> Any:
+    """JSON ``text`` parsed without recursion, up to ``MAX_DEPTH`` levels (for a value too
+    deep for Python's decoder; ``number`` as in ``_read``). Raises ``JSONParseError``."""
+    return _read(text, MAX_DEPTH, number)
 
 
 def _parse(text: str) -> tuple[Any, JSONParseError | None]:

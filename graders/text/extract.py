@@ -134,6 +134,7 @@ from typing import Any, Sequence
 
 import regex
 
+from graders.engines.jsonparse import read_deep
 from graders.engines.jsonparse import strip_fence as _strip_fence  # the JSON graders' own fence rule
 from graders.engines.regex import ErrorResult, TimeoutResult, check_pattern
 from graders.engines.regex_groups import group_info, group_problem, groups_many
@@ -483,13 +484,51 @@ def _json_text(v: Any) -> str:
     return "{" + ",".join(encode_basestring(k) + ":" + _json_text(x) for k, x in v.items()) + "}"
 
 
+def _json_text_deep(v: Any) -> str:
+    """``_json_text`` without recursion (a value nested deeper than Python's stack)."""
+    parts: list[str] = []
+    todo: list[Any] = [v]
+    while todo:
+        x = todo.pop()
+        if type(x) is _Lit:
+            parts.append(x)
+        elif type(x) is list:
+            todo.append(_Lit("]"))
+            for i in range(len(x) - 1, -1, -1):
+                todo.append(x[i])
+                if i:
+                    todo.append(_Lit(","))
+            parts.append("[")
+        elif type(x) is dict:
+            todo.append(_Lit("}"))
+            items = list(x.items())
+            for i in range(len(items) - 1, -1, -1):
+                todo.append(items[i][1])
+                todo.append(_Lit(("," if i else "") + encode_basestring(items[i][0]) + ":"))
+            parts.append("{")
+        else:
+            parts.append(_json_text(x))
+    return "".join(parts)
+
+
+class _Lit(str):
+    """Punctuation ``_json_text_deep`` writes as it is."""
+
+
+def _json_value(body: str) -> Any:
+    try:
+        return _NUM_DECODER.decode(body)
+    except RecursionError:  # deeper than Python's decoder goes: the iterative reader (its errors are ValueErrors)
+        return read_deep(body, number=_Num)
+
+
 def _json_path(path: tuple[int | str, ...], output: str) -> str | None:
     body = _strip_fence(output)
     first = body.lstrip(" \t\n\r")[:1]
     if first not in _JSON_START:
         return None
     try:
-        value = _NUM_DECODER.decode(body)
+        value = _json_value(body)
         for step in path:
             if type(step) is int:
                 if type(value) is not list or not -len(value) <= step < len(value):
@@ -499,8 +538,13 @@ def _json_path(path: tuple[int | str, ...], output: str) -> str | None:
                 if type(value) is not dict or step not in value:
                     return None
                 value = value[step]
-        return value if type(value) is str else _json_text(value)
-    except (ValueError, RecursionError):
+        if type(value) is str:
+            return value
+        try:
+            return _json_text(value)
+        except RecursionError:
+            return _json_text_deep(value)
+    except ValueError:
         return None
 
 

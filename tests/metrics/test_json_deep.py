@@ -374,13 +374,22 @@ def test_deep_values_in_the_helpers():
         assert parse(text)[0] is parse(text)[0]
 
 
-# --- Bugs outside this change (reported; files others own) ---------------------------------
+# --- answer extraction over deep outputs (SPEC §9 json_path) -----------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "graders/text/extract.py: the json_path extractor parses with Python's recursive C decoder "
-    "and renders with a recursive _json_text, so on a valid output nested 600 levels or more "
-    "(RecursionError, caught) it finds 'no answer', while valid_json now passes it"))
-def test_json_path_extraction_reads_deep_outputs():
-    g = grade("exact", expected=nest(599, "array"), output=nest(600, "array"), extract={"json_path": "$[0]"})
+@pytest.mark.parametrize("depth", [600, 1_000, 10_000])
+def test_json_path_extraction_reads_deep_outputs(depth):
+    """A valid output nested past Python's decoder: the path's value is found and written
+    as compact JSON, numbers as written, as on a shallow output."""
+    g = grade("exact", expected=nest(depth - 1, "array"), output=nest(depth, "array"), extract={"json_path": "$[0]"})
     assert g.status == "pass", g.explanation
+    deep = '{"a": ' + "[" * depth + "1.50, -0e0" + "]" * depth + "}"
+    g = grade("exact", expected="[1.50,-0e0]", output=deep, extract={"json_path": "$.a" + "[0]" * (depth - 1)})
+    assert g.status == "pass", g.explanation
+    fenced = "```json\n" + '{"k": ' + nest(depth, "object") + "}\n```"
+    assert grade("exact", expected=nest(depth, "object"), output=fenced, extract={"json_path": "$.k"}).status == "pass"
+
+
+def test_json_path_on_deep_invalid_json_finds_no_answer():
+    g = grade("exact", expected="x", output="[" * 5_000 + "]" * 4_999, extract={"json_path": "$[0]"})
+    assert g.status == "fail" and "No answer found" in g.explanation

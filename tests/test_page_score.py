@@ -877,3 +877,51 @@ def test_a_harness_file_shows_the_harness_verdict_beside_ours():
     assert set(table["Harness column"]) == {"harness.pass"}
     assert (table["Agree"] + table["Harness pass, ours fail"] + table["Harness fail, ours pass"]
             == table["Rows both decided"]).all()
+
+
+def test_a_grader_takes_its_own_answer_extraction():
+    """Issue 31: each grader's settings may override the page's extraction (none, a named
+    form, or its own regex), the configuration carries it per grader and scores by it; a
+    bad custom extraction is one error under the widget, that grader left out until fixed;
+    restoring a configuration with differing extracts puts each back where it came from."""
+    at = start()
+    at.text_area(key="score_paste").input(
+        'id,expected,output\n1,42,"Working... #### 42"\n2,7,"So it is 8. #### 8"\n3,5,"ANSWER: 5"\n')
+    at.button(key="score_paste_go").click().run()
+    at.selectbox(key="gb_w_score_extract").select("gsm8k").run()
+    at.selectbox(key="gb_w_score_normalized_extract").select("none").run()
+    assert not at.exception and errors(at) == []
+    v = view(at)
+    assert [g.params.get("extract") for g in v["config"].graders] == ["gsm8k", None]
+    assert v["summary"]["graders"]["exact"]["passed"] == 1  # "42" from "#### 42"
+    assert v["summary"]["graders"]["normalized"]["passed"] == 0  # the whole replies
+    at.selectbox(key="gb_w_score_normalized_extract").select("regex").run()
+    at.text_input(key="gb_w_score_normalized_extract_pattern").input(r"ANSWER:\s*(\d+)").run()
+    v = view(at)
+    own = {"regex": r"ANSWER:\s*(\d+)", "group": 1, "flags": "", "which": "last"}
+    assert [g.params.get("extract") for g in v["config"].graders] == ["gsm8k", own]
+    assert v["summary"]["graders"]["normalized"]["passed"] == 1  # "5" after ANSWER:
+    at.text_input(key="gb_w_score_normalized_extract_group").input("9").run()
+    assert any("group" in e for e in errors(at))  # the pattern has no group 9: one message
+    assert [g.name for g in view(at)["config"].graders] == ["exact"]
+
+
+def test_a_configuration_whose_graders_extract_differently_comes_back_grader_by_grader(monkeypatch):
+    import streamlit as st
+
+    from ui import graders_form
+
+    state: dict = {}
+    monkeypatch.setattr(st, "session_state", state)
+    config = graders_form.parse_config(json.dumps({"graders": [{"name": "exact", "extract": "gsm8k"},
+                                                              {"name": "normalized", "extract": {"json_path": "$.a"}},
+                                                              {"name": "contains"}]}))
+    graders_form.set_graders_state("score", config)
+    assert state["gb_w_score_extract"] == "none"
+    assert (state["gb_w_score_exact_extract"], state["gb_w_score_contains_extract"]) == ("gsm8k", "page")  # none, as the page
+    assert (state["gb_w_score_normalized_extract"], state["gb_w_score_normalized_extract_path"]) == ("json_path", "$.a")
+    same = graders_form.parse_config(json.dumps({"graders": [{"name": "exact", "extract": "boxed"},
+                                                            {"name": "normalized", "extract": "boxed"}]}))
+    graders_form.set_graders_state("score", same)
+    assert state["gb_w_score_extract"] == "boxed"
+    assert state["gb_w_score_exact_extract"] == state["gb_w_score_normalized_extract"] == "page"

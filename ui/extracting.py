@@ -1,5 +1,6 @@
 """Answer extraction on the Score and Compare pages (SPEC §9): one choice above the graders,
-applied to every grader, with a live preview of what it takes from the file's first rows.
+applied to every grader, with a live preview of what it takes from the file's first rows;
+each grader's settings may override it (``own_widget``, keys ``gb_w_<prefix>_<grader>_…``).
 
 Session keys (``gb_w_<prefix>_…``, persisted like the other grader widgets): ``extract``
 (``none``, a named form, ``regex`` or ``json_path``), ``extract_pattern``,
@@ -60,16 +61,8 @@ def set_state(prefix: str, spec: Any) -> None:
         ss[wkey(prefix, "extract_path")] = spec.get("json_path", "$")
 
 
-def extract_widget(prefix: str, file: Any, mapping: Mapping[str, str | None]) -> tuple[Any, str | None]:
-    """The choice, its fields, a problem under them (a ``st.error``) or the preview.
-    Returns (the ``extract`` value for every grader, or None; the problem, or None)."""
-    ss = st.session_state
-    ss.setdefault(wkey(prefix, "extract"), "none")
-    form = st.selectbox("Answer extraction (before every grader)", CHOICES, key=wkey(prefix, "extract"),
-                        persist_state=PERSIST, format_func=WORDS.get,
-                        help="Real evals grade the answer, not the whole reply: Inspect's answer() and choice(), "
-                             "lm-evaluation-harness's GSM8K filter, MATH's \\boxed{…}. Nothing found is a fail "
-                             "(near miss no_answer).")
+def _fields(prefix: str, form: str) -> None:
+    """The fields of a ``regex`` or ``json_path`` extraction."""
     if form == "regex":
         c1, c2, c3, c4 = st.columns([4, 1, 1, 1])
         c1.text_input("Pattern (JavaScript)", key=wkey(prefix, "extract_pattern"), persist_state=PERSIST,
@@ -80,6 +73,59 @@ def extract_widget(prefix: str, file: Any, mapping: Mapping[str, str | None]) ->
         c4.selectbox("Match", ("last", "first"), key=wkey(prefix, "extract_which"), persist_state=PERSIST)
     elif form == "json_path":
         st.text_input("JSON path", key=wkey(prefix, "extract_path"), persist_state=PERSIST, value="$.answer")
+
+
+INHERIT = "page"  # a grader's own choice: the page's, above the graders
+OWN_WORDS = {INHERIT: "As chosen above, for every grader", **WORDS}
+
+
+def _own(prefix: str, name: str) -> str:
+    """The widget keys' prefix of grader ``name``'s own extraction."""
+    return f"{prefix}_{name}"
+
+
+def set_own(prefix: str, name: str, spec: Any) -> None:
+    """Put grader ``name``'s own ``extract`` into its widgets (``INHERIT``: the page's)."""
+    if spec == INHERIT:
+        st.session_state[wkey(_own(prefix, name), "extract")] = INHERIT
+    else:
+        set_state(_own(prefix, name), spec)
+
+
+def own_widget(prefix: str, name: str) -> tuple[Any, str | None]:
+    """Grader ``name``'s own answer extraction, in its settings: ``INHERIT`` (the page's
+    choice, the default), none, a named form, or a regex or JSON path of its own. Returns
+    (``INHERIT`` or the grader's ``extract`` value, the problem shown under it or None)."""
+    sub = _own(prefix, name)
+    st.session_state.setdefault(wkey(sub, "extract"), INHERIT)
+    form = st.selectbox("Answer extraction for this grader", (INHERIT, *CHOICES), key=wkey(sub, "extract"),
+                        persist_state=PERSIST, format_func=OWN_WORDS.get,
+                        help="Overrides the page's answer extraction for this grader alone (SPEC §9: every "
+                             "grader takes its own extract).")
+    if form == INHERIT:
+        return INHERIT, None
+    _fields(sub, form)
+    spec = spec_of(sub)
+    if spec is not None:
+        try:
+            parse_extract(spec)
+        except ValueError as e:
+            st.error(display.inert(str(e)))
+            return INHERIT, str(e)
+    return spec, None
+
+
+def extract_widget(prefix: str, file: Any, mapping: Mapping[str, str | None]) -> tuple[Any, str | None]:
+    """The choice, its fields, a problem under them (a ``st.error``) or the preview.
+    Returns (the ``extract`` value for every grader, or None; the problem, or None)."""
+    ss = st.session_state
+    ss.setdefault(wkey(prefix, "extract"), "none")
+    form = st.selectbox("Answer extraction (before every grader)", CHOICES, key=wkey(prefix, "extract"),
+                        persist_state=PERSIST, format_func=WORDS.get,
+                        help="Real evals grade the answer, not the whole reply: Inspect's answer() and choice(), "
+                             "lm-evaluation-harness's GSM8K filter, MATH's \\boxed{…}. Nothing found is a fail "
+                             "(near miss no_answer).")
+    _fields(prefix, form)
     spec = spec_of(prefix)
     if spec is None:
         return None, None

@@ -84,7 +84,10 @@ def set_graders_state(prefix: str, config: RunConfig) -> None:
     ss[wkey(prefix, "graders")] = list(config.grader_names)
     ss[wkey(prefix, "overall")] = config.overall or "off"
     extracts = [gc.params.get("extract") for gc in config.graders]
-    extracting.set_state(prefix, extracts[0] if extracts and all(e == extracts[0] for e in extracts) else None)
+    common = extracts[0] if extracts and all(e == extracts[0] for e in extracts) else None
+    extracting.set_state(prefix, common)
+    for gc, own in zip(config.graders, extracts):  # a grader whose extract is not the page's keeps its own
+        extracting.set_own(prefix, gc.name, extracting.INHERIT if own == common else own)
     for gc in config.graders:
         for p in REGISTRY[gc.name].params:
             _seed(prefix, gc.name, p, gc.resolved.get(p.name, p.default), force=True)
@@ -248,7 +251,8 @@ def graders_form(prefix: str, mapping: Mapping[str, str | None], extract: Any = 
 
     Returns (the configuration of the graders that can run, {grader: problem} for those
     left out until fixed). The configuration's columns are ``mapping``; ``extract`` (from
-    ``ui.extracting``) is every grader's answer extraction.
+    ``ui.extracting``) is every grader's answer extraction but where a grader's settings
+    choose its own (``extracting.own_widget``).
     """
     ss = st.session_state
     names = list(REGISTRY)
@@ -264,14 +268,15 @@ def graders_form(prefix: str, mapping: Mapping[str, str | None], extract: Any = 
     for i, name in enumerate(chosen):
         spec = REGISTRY[name]
         with cols[i % 2].expander(f"{spec.label} — {spec.summary}", expanded=False):
-            if not spec.params:
-                st.caption("No parameters.")
             params, problem = grader_params(prefix, name)
+            own, why = extracting.own_widget(prefix, name)
+            problem = problem or why
         if problem:
             problems[name] = problem
             continue
-        if extract is not None:
-            params = {**params, "extract": extract}
+        chosen_extract = extract if own == extracting.INHERIT else own
+        if chosen_extract is not None:
+            params = {**params, "extract": chosen_extract}
         graders.append(GraderConfig.make(name, _json_ready(spec, params)))
     if problems:
         st.warning("Left out of the run until fixed: " + ", ".join(REGISTRY[n].label for n in problems)

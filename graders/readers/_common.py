@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+from codecs import utf_8_decode as _utf8
 from contextlib import contextmanager
 from json.encoder import c_encode_basestring, c_make_encoder, py_encode_basestring
 from typing import Any, Callable, Iterable, Iterator
@@ -33,7 +34,7 @@ from graders.readers.frame import ResultsFile, ResultsFileError
 
 __all__ = [
     "Number", "ResultsFile", "ResultsFileError", "STREAMED", "build", "compact", "decode", "decode_streaming",
-    "decode_utf8", "no_gc", "scalar_or_none", "scan", "text",
+    "decode_streaming_utf8", "decode_utf8", "no_gc", "scalar_or_none", "scan", "text",
 ]
 
 
@@ -130,36 +131,41 @@ def scalar_or_none(value: Any) -> str | None:
     return text(value)
 
 
-def build(rows: list[dict[str, str | None]], records: Iterable[int], fmt: str,
+def build(rows: list[dict[str, str | None]] | None, records: Iterable[int], fmt: str,
           unreadable: Iterable[tuple[int, str]], first: Iterable[str] = (),
-          fixed: dict[str, list] | None = None) -> ResultsFile:
-    """A ``ResultsFile`` from row dicts, and ``fixed`` columns already made as lists (one
-    cell per row: the columns every row has, cheaper than a dict entry per row). Columns
-    in order of first appearance (fixed ones first), after the ``first`` ones that occur;
-    a row without a column has ``None`` there."""
-    columns: dict[str, None] = dict.fromkeys(fixed or ())
+          fixed: dict[str, Any] | None = None) -> ResultsFile:
+    """A ``ResultsFile`` from row dicts, and ``fixed`` columns already made (a list or an
+    array, one cell per row: the columns every row has, cheaper than a dict entry per
+    row; ``rows`` None when every column is one). Columns in order of first appearance
+    (fixed ones first), after the ``first`` ones that occur; a row without a column has
+    ``None`` there."""
+    records = tuple(records)
+    n = len(records)
+    fixed = fixed or {}
+    columns: dict[str, None] = dict.fromkeys(fixed)
     known = columns.keys()
-    for row in rows:
+    for row in rows or ():
         if not row.keys() <= known:  # a set comparison in C: most rows bring no new column
             for key in row:
                 columns.setdefault(key)
     order = [c for c in first if c in columns] + [c for c in columns if c not in first]
-    n = len(rows)
-    fixed = fixed or {}
     others = [c for c in order if c not in fixed]
+    if (rows is None and others) or (rows is not None and len(rows) != n) or any(len(v) != n for v in fixed.values()):
+        raise AssertionError("one record number and one cell of each column per row")
     # Row by row (each row's dict is touched once), then transposed in C.
     transposed = zip(*[tuple(map(row.get, others)) for row in rows]) if n and others else iter(())
     by_name = dict(zip(others, transposed))
     data: dict[int, np.ndarray] = {}
     for i, name in enumerate(order):
-        arr = np.empty(n, dtype=object)
-        arr[:] = fixed[name] if name in fixed else by_name.get(name, [None] * n)
-        data[i] = arr
+        cells = fixed[name] if name in fixed else by_name.get(name)
+        if cells is None:
+            data[i] = np.full(n, None, dtype=object)
+        elif isinstance(cells, np.ndarray):
+            data[i] = np.array(cells, dtype=object)  # a copy: its own memory, not a view of another
+        else:  # a list or tuple of cells, one by one (no search for nested sequences)
+            data[i] = np.fromiter(cells, dtype=object, count=n)
     frame = pd.DataFrame(data, index=pd.RangeIndex(n), columns=range(len(order)), dtype=object, copy=False)
     frame.columns = pd.Index(order, dtype=object)
-    records = tuple(records)
-    if len(records) != n or any(len(v) != n for v in fixed.values()):
-        raise AssertionError("one record number and one cell of each column per row")
     return ResultsFile(frame=frame, records=records, format=fmt, unreadable=tuple(unreadable), columns=tuple(order))
 
 
@@ -279,3 +285,183 @@ def _stream_array(text: str, idx: int, each: Callable[[Any], None]) -> int:
             return idx + 1
         else:
             raise json.JSONDecodeError("Expecting ',' delimiter", text, idx)
+
+
+# --------------------------------------------------------------------------- streaming from bytes
+
+_CHUNK = 1 << 20  # bytes decoded at a time
+# Text kept ahead of a value before reading it: a value cut by the window's end fails, and
+# json's error counts the lines before it, so it should fail near the window's start.
+_AHEAD = 1 << 16
+
+
+class _Invalid(Exception):
+    """The file is not UTF-8 JSON: read again as a whole, for the exact message."""
+
+
+class _More(Exception):
+    """The window of text ends inside what is being read."""
+
+
+class _Window:
+    """A UTF-8 file decoded a chunk at a time: ``text`` holds its characters from
+    ``base`` on. What the reader has moved past is dropped, so the text is never whole
+    in memory: one large string is slower to make than its chunks (each of its pages is
+    new memory) and needs a copy of the file."""
+
+    __slots__ = ("data", "pos", "text", "base", "eof")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = memoryview(data)
+        self.pos = 3 if data[:3] == b"\xef\xbb\xbf" else 0  # the next byte to decode
+        self.text = ""
+        self.base = 0
+        self.eof = False
+        self.more(0)
+
+    def more(self, keep: int) -> bool:
+        """Decode more of the file (at least as much as the window holds), keeping the
+        text from ``keep`` (a position in the whole text) on; False at the end of the file.
+        Raises ``UnicodeDecodeError``."""
+        if self.eof:
+            return False
+        text, tail = self.text, keep - self.base
+        size = max(_CHUNK, len(text), 4)  # 4: a whole UTF-8 sequence, so each call moves on
+        if text.isascii():  # a character a byte: decode again from ``keep`` rather than copy
+            start = self.pos - len(text) + tail
+            text, used = _utf8(self.data[start:self.pos + size], "strict", self.pos + size >= len(self.data))
+            self.pos = start + used
+        else:
+            new, used = _utf8(self.data[self.pos:self.pos + size], "strict", self.pos + size >= len(self.data))
+            text = text[tail:] + new
+            self.pos += used
+        self.text, self.base, self.eof = text, keep, self.pos >= len(self.data)
+        return True
+
+    def ws(self, idx: int) -> int:
+        """The position of the first character from ``idx`` on that is not whitespace."""
+        while True:
+            end = _WS.match(self.text, idx - self.base).end()
+            if end < len(self.text) or not self.more(idx):
+                return self.base + end
+
+    def char(self, idx: int) -> str:
+        """The character at ``idx`` ("" at the end of the file)."""
+        while idx - self.base >= len(self.text) and self.more(self.base):
+            pass
+        return self.text[idx - self.base:idx - self.base + 1]
+
+
+def decode_streaming_utf8(data: bytes, what: str, path: tuple[str, ...], each: Callable[[Any], None]) -> Any:
+    """``decode_streaming(decode_utf8(data, what), path, each)``, the file decoded a chunk
+    at a time (``_Window``): the same document, the same ``each`` calls and, for a file
+    that is not UTF-8 JSON, the same exception (it is then read again as a whole)."""
+    try:
+        window = _Window(data)
+        idx = window.ws(0)
+        if window.char(idx) == "{" and path:
+            value, idx = _window_object(window, idx, path, each)
+        else:
+            value, idx = _window_value(window, idx, "")
+        if window.ws(idx) - window.base != len(window.text):
+            raise _Invalid
+        return value
+    except (_Invalid, UnicodeDecodeError, RecursionError):
+        pass
+    decode_streaming(decode_utf8(data, what), path, lambda item: None)  # raises as it would
+    raise AssertionError("the file read as a whole is valid where read in chunks it is not")
+
+
+def _window_value(w: _Window, idx: int, ends: str) -> tuple[Any, int]:
+    """The value at ``idx``, and the position after it and its whitespace: of a character
+    of ``ends``, or (``ends`` empty) of the end of the file."""
+    if len(w.text) - (idx - w.base) < _AHEAD:
+        w.more(idx)
+    while True:
+        text, base = w.text, w.base
+        try:
+            value, i = _SCAN(text, idx - base)
+            j = _WS.match(text, i).end()
+            c = text[j:j + 1]
+            if (c and c in ends) or (not c and not ends and w.eof):
+                return value, base + j
+            raise _More  # the window's end, or a number it cut short
+        except (StopIteration, json.JSONDecodeError, _More):
+            if not w.more(idx):
+                raise _Invalid from None
+
+
+def _window_object(w: _Window, idx: int, path: tuple[str, ...], each: Callable[[Any], None]) -> tuple[dict, int]:
+    obj: dict[str, Any] = {}
+    idx = w.ws(idx + 1)
+    if w.char(idx) == "}":
+        return obj, idx + 1
+    while True:
+        start = idx
+        if len(w.text) - (start - w.base) < _AHEAD:
+            w.more(start)
+        while True:  # the key, and where its value starts
+            text, base = w.text, w.base
+            try:
+                i = start - base
+                if text[i:i + 1] != '"':
+                    raise _More
+                key, i = _SCAN(text, i)
+                i = _WS.match(text, i).end()
+                if text[i:i + 1] != ":":
+                    raise _More
+                i = _WS.match(text, i + 1).end()
+                if i == len(text):
+                    raise _More
+                break
+            except (StopIteration, json.JSONDecodeError, _More):
+                if not w.more(start):
+                    raise _Invalid from None
+        idx = base + i
+        opener = text[i]
+        if key == path[0] and len(path) == 1 and opener == "[":
+            idx = w.ws(_window_array(w, idx, each))
+            value: Any = STREAMED
+        elif key == path[0] and len(path) > 1 and opener == "{":
+            value, idx = _window_object(w, idx, path[1:], each)
+            idx = w.ws(idx)
+        else:
+            value, idx = _window_value(w, idx, ",}")
+        obj[key] = value
+        c = w.char(idx)
+        if c == ",":
+            idx = w.ws(idx + 1)
+        elif c == "}":
+            return obj, idx + 1
+        else:
+            raise _Invalid
+
+
+def _window_array(w: _Window, idx: int, each: Callable[[Any], None]) -> int:
+    ws = _WS.match
+    scan = _SCAN
+    idx = w.ws(idx + 1)
+    if w.char(idx) == "]":
+        return idx + 1
+    while True:
+        start = idx
+        if len(w.text) - (start - w.base) < _AHEAD:
+            w.more(start)
+        while True:  # one element and the comma or bracket after it
+            text, base = w.text, w.base
+            try:
+                item, i = scan(text, start - base)
+                j = ws(text, i).end()
+                c = text[j:j + 1]
+                if c != "," and c != "]":
+                    raise _More  # the window's end, or a number it cut short
+                break
+            except (StopIteration, json.JSONDecodeError, _More):
+                if not w.more(start):
+                    raise _Invalid from None
+        each(item)
+        del item
+        if c == "]":
+            return base + j + 1
+        k = ws(text, j + 1).end()
+        idx = base + k if k < len(text) else w.ws(base + j + 1)

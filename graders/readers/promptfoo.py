@@ -3,8 +3,10 @@
 One row per entry of ``results.results`` (``{"evalId", "results": {"version": 2 or 3, ...,
 "results": [...]}, "config", ...}`` as promptfoo 0.2x to 0.121 write it; also an older bare
 summary whose own ``results`` is the list), in file order; the record number is the entry's
-1-based position there. The entries are decoded one at a time as the file is read
-(``_common.decode_streaming``), so a large file costs little more than its JSON parsing.
+1-based position there. The entries are decoded one at a time as the file is read, a
+chunk of it at a time (``_common.decode_streaming_utf8``), and the cells that the rows of
+one test case share are made once for them (``_Rows``), so a large file costs little more
+than its JSON parsing (``bench/harness_readers_speed.py``).
 
 Columns (every cell text, absent = ``None``; ``text`` rules in ``_common``):
 
@@ -41,16 +43,20 @@ not an object, or has no provider, is unreadable and listed with its reason.
 from __future__ import annotations
 
 import json
+import marshal
 from typing import Any
+
+import numpy as np
 
 from graders.readers._common import (
     STREAMED,
+    Number,
     ResultsFile,
     ResultsFileError,
     build,
     compact,
     decode_streaming,
-    decode_utf8,
+    decode_streaming_utf8,
     no_gc,
     scalar_or_none,
     text,
@@ -62,8 +68,19 @@ __all__ = ["FORMAT", "looks_like", "read"]
 FORMAT = "promptfoo"
 _FIRST = ("id", "version", "repeat", "input", "expected", "output", "assert",
           "harness.pass", "harness.score", "harness.reason", "harness.error", "latency_ms", "cost", "prompt.label")
-_FIXED = ("version", "input", "expected", "output", "assert", "harness.pass", "harness.score", "harness.reason",
-          "latency_ms", "cost", "prompt.label")  # every row has these (in this order in ``_Rows.add``)
+# What ``_Rows.add`` reads from a result, and the default of each when it is absent
+# (``_ABSENT`` where absent and null differ).
+_ABSENT = object()
+_EMPTY: dict = {}  # in place of a field that is not an object (read only)
+_FIELDS = ("provider", "testCase", "vars", "metadata", "description", "testIdx", "prompt", "response",
+           "gradingResult", "success", "score", "latencyMs", "cost", "error")
+_DEFAULTS = tuple(_ABSENT if name in ("metadata", "cost") else None for name in _FIELDS)
+# What ``_Rows.add`` keeps of a row, in this order: its own cells, the number of the cells it shares with its test case's other rows, its
+# test index (-1: none), prompt number and version number.
+_ROW = ("version", "input", "prompt.label", "output", "harness.pass", "harness.score", "harness.reason", "latency_ms",
+        "cost", "harness.error", "shared", "test_idx", "prompt", "version_no")
+_SCALAR = {str: str.__str__, Number: str.__str__, int: int.__repr__}  # scalar_or_none of these types
+_STR = frozenset((str,))
 
 
 def _obj(value: Any) -> dict | None:
@@ -123,14 +140,16 @@ def _missing_message(doc: Any) -> str:
 def read(source: Any) -> ResultsFile:
     """Read a promptfoo results file: its bytes or text, or the document decoded by
     ``_common.decode`` (or ``json.loads``: floats then keep Python's spelling)."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        source = decode_utf8(bytes(source), "the promptfoo results file")
     rows = _Rows()
     with no_gc():
-        if isinstance(source, str):
+        if isinstance(source, (bytes, bytearray, memoryview, str)):
             # The results array is handled entry by entry as it is decoded (_common).
             try:
-                doc = decode_streaming(source, ("results", "results"), rows.add)
+                if isinstance(source, str):
+                    doc = decode_streaming(source, ("results", "results"), rows.add)
+                else:
+                    doc = decode_streaming_utf8(bytes(source), "the promptfoo results file", ("results", "results"),
+                                                rows.add)
             except json.JSONDecodeError as exc:
                 raise ResultsFileError(
                     f"the promptfoo results file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -152,116 +171,180 @@ def read(source: Any) -> ResultsFile:
 
 
 class _Rows:
-    """The rows of the results, one ``add`` per entry of ``results.results``."""
+    """The rows of the results, one ``add`` per entry of ``results.results``.
+
+    Rows of one test case (under each provider, prompt and repeat) share their expected
+    answer, assertions, vars and metadata cells: those are made once (``_shared``), for
+    the case's decoded values keyed in ``marshal``'s format. Version 2 writes no
+    references, so equal values write equal bytes; marshal writes exact types only, so
+    ``true`` is not ``1``, and key order counts; values it refuses (a float's ``Number``,
+    nesting past its depth) are worked out for their row alone. A row's own values go
+    into one flat list, ``len(_ROW)`` a row, and cells that repeat from row to row (the
+    version, a score, a reason) are kept once: fewer objects, and each entry's memory is
+    free for the next one as it is decoded."""
 
     def __init__(self) -> None:
-        # The cells of the columns every row has (``_FIXED``), a tuple per row; the others
-        # (vars, metadata) in a dict per row.
-        self.cells: list[tuple] = []
-        self.rows: list[dict[str, str | None]] = []
-        self.records: list[int] = []
+        self.values: list = []  # per row, its ``_ROW`` values, one row after another
         self.unreadable: list[tuple[int, str]] = []
-        # Per row, for the id and repeat: (case number, test index, prompt number).
-        self.keys: list[tuple[int, int, int]] = []
+        self.known: dict[bytes, int] = {}  # marshalled case values -> the number of their shared cells
+        # Per number: (case number, assert cell, expected cell, the vars./metadata. cells).
+        self.shared: list[tuple[int, str | None, str | None, dict[str, str]]] = []
         self.cases: dict[tuple, int] = {}  # (description, vars, assertions) -> case number
-        self.prompts: dict[str, int] = {}  # prompt label -> prompt number, in order of use
+        self.case_index: list[int] = []  # per case: its first row's test index (or its number)
+        self.made: dict[bytes, tuple] = {}  # marshalled (assertions, metadata) -> their cells
+        self.prompts: dict[str, int] = {}  # prompt label (or text) -> prompt number, in order of first use
+        self.versions: dict[str, int] = {}  # version -> its number
+        self.same: dict[str | None, str | None] = {}  # each repeating cell, once
         self.number = 0
 
-    def add(self, r: Any, _empty: dict = {}) -> None:  # noqa: B006 - read only
+    def add(self, r: Any, _fields=_FIELDS, _defaults=_DEFAULTS, _dumps=marshal.dumps, _scalar=_SCALAR.get) -> None:
         self.number += 1
         if type(r) is not dict:
             self.unreadable.append((self.number, f"is {_kind(r)}, not an object"))
             return
-        provider = r.get("provider")
-        if type(provider) is dict:
-            version = provider.get("label")
-            if type(version) is not str or not version:
-                version = _version(provider)
-        else:
+        (provider, test, vars_, metadata, description, test_idx, prompt, response, grading, success, score,
+         latency, cost, error) = map(r.get, _fields, _defaults)
+        version = provider.get("label") if type(provider) is dict else None
+        if type(version) is not str or not version:
             version = _version(provider)
-        if version is None:
-            self.unreadable.append((self.number, "has no provider"))
-            return
-        test = r.get("testCase")
+            if version is None:
+                self.unreadable.append((self.number, "has no provider"))
+                return
         if type(test) is not dict:
-            test = _empty
-        vars_ = r.get("vars")
+            test = _EMPTY
         if type(vars_) is not dict:
             vars_ = test.get("vars")
             if type(vars_) is not dict:
-                vars_ = _empty
-        asserts = test.get("assert")
-        assert_text = None if asserts is None else compact(asserts)
-        # The vars as part of the case key: their items when all are strings (most tests),
-        # else their JSON text.
-        if all(type(v) is str for v in vars_.values()):
-            vars_key: Any = tuple(vars_.items())
-        else:
-            vars_key = compact(vars_)
-        prompt = r.get("prompt")
+                vars_ = _EMPTY
+        if metadata is _ABSENT:
+            metadata = test.get("metadata")
+        case = (test.get("description", description), vars_, test.get("assert"), metadata)
+        try:
+            key: bytes | None = _dumps(case, 2)
+        except (ValueError, RecursionError):
+            key = None
+        shared = self.known.get(key)
+        if shared is None:
+            shared = self._shared(*case, test_idx)
+            if key is not None:
+                self.known[key] = shared
         if type(prompt) is not dict:
-            prompt = _empty
-        response = r.get("response")
+            prompt = _EMPTY
         if type(response) is not dict:
-            response = _empty
-        grading = r.get("gradingResult")
+            response = _EMPTY
         if type(grading) is not dict:
-            grading = _empty
-        description = test.get("description", r.get("description"))
+            grading = _EMPTY
+        raw = prompt.get("raw")
+        label = prompt.get("label")
+        output = response.get("output")
+        reason = grading.get("reason", error)
+        if cost is _ABSENT:
+            cost = response.get("cost")
+        error = response.get("error")
+        prompt_key = label if type(label) is str and label else raw if type(raw) is str else ""
+        same = self.same.setdefault
+        version = same(version, version)
+        label = label if type(label) is str else scalar_or_none(label)
+        score = _scalar(type(score), scalar_or_none)(score)
+        reason = reason if type(reason) is str else scalar_or_none(reason)
+        latency = _scalar(type(latency), scalar_or_none)(latency)
+        cost = _scalar(type(cost), scalar_or_none)(cost)
+        self.values.extend((
+            version,
+            raw if type(raw) is str else compact(vars_),  # the input
+            same(label, label),
+            output if type(output) is str else scalar_or_none(output),
+            "true" if success is True else "false" if success is False else scalar_or_none(success),
+            same(score, score),
+            same(reason, reason),
+            same(latency, latency),
+            same(cost, cost),
+            None if error is None else text(error),
+            shared,
+            test_idx if type(test_idx) is int else -1,
+            self.prompts.setdefault(prompt_key, len(self.prompts)),
+            self.versions.setdefault(version, len(self.versions)),
+        ))
+
+    def _shared(self, description: Any, vars_: dict, asserts: Any, metadata: Any, test_idx: Any) -> int:
+        """Make the cells the rows of one test case share (``self.shared``); their number."""
+        # The assertions and metadata of many tests are the same: their cells are made once.
+        try:
+            key: bytes | None = marshal.dumps((asserts, metadata), 2)
+        except (ValueError, RecursionError):
+            key = None
+        made = self.made.get(key)
+        if made is None:
+            made = _assertions_and_metadata(asserts, metadata)
+            if key is not None:
+                self.made[key] = made
+        assert_text, equals, cells = made
+        expected = scalar_or_none(vars_["expected"]) if "expected" in vars_ else equals
         if type(description) is not str or not description:
             description = None
-
-        raw = prompt.get("raw")
-        output = response.get("output")
-        label = prompt.get("label")
-        reason = grading.get("reason", r.get("error"))
-        success = r.get("success")
-        expected = vars_.get("expected") if "expected" in vars_ else _expected(vars_, asserts)
-        self.cells.append((
-            version,
-            raw if type(raw) is str else compact(vars_),
-            expected if type(expected) is str else scalar_or_none(expected),
-            output if type(output) is str else scalar_or_none(output),
-            assert_text,
-            "true" if success is True else "false" if success is False else scalar_or_none(success),
-            scalar_or_none(r.get("score")),
-            reason if type(reason) is str else scalar_or_none(reason),
-            scalar_or_none(r.get("latencyMs")),
-            scalar_or_none(r.get("cost", response.get("cost"))),
-            label if type(label) is str else scalar_or_none(label),
-        ))
-        row: dict[str, str | None] = {}
-        error = response.get("error")
-        if error is not None:
-            row["harness.error"] = text(error)
-        for key, value in vars_.items():
-            row["vars." + key] = value if type(value) is str else text(value)
-        metadata = r.get("metadata", test.get("metadata"))
-        if type(metadata) is dict:
-            for key, value in metadata.items():
-                if not key.startswith("_promptfoo"):  # promptfoo's own bookkeeping
-                    row["metadata." + key] = value if type(value) is str else text(value)
-        test_idx = r.get("testIdx")
-        # The case (description, vars, assertions) and the prompt, each as a small number.
-        case = self.cases.setdefault((description, vars_key, assert_text), len(self.cases))
-        prompt_key = label if type(label) is str and label else raw if type(raw) is str else ""
-        prompt_no = self.prompts.setdefault(prompt_key, len(self.prompts))
-        self.keys.append((case, test_idx if type(test_idx) is int else -1, prompt_no))
-        self.rows.append(row)
-        self.records.append(self.number)
+        # The vars as part of the case key: their items when all are strings (most tests),
+        # else their JSON text.
+        if _STR.issuperset(map(type, vars_.values())):
+            vars_key: Any = tuple(vars_.items())
+            cells = {**dict(zip(map("vars.".__add__, vars_), vars_.values())), **cells}
+        else:
+            vars_key = compact(vars_)
+            cells = {**{"vars." + key: text(value) for key, value in vars_.items()}, **cells}
+        number = self.cases.setdefault((description, vars_key, assert_text), len(self.cases))
+        if number == len(self.case_index):  # a new case: this is its first row
+            self.case_index.append(test_idx if type(test_idx) is int and test_idx >= 0 else number)
+        self.shared.append((number, assert_text, expected, cells))
+        return len(self.shared) - 1
 
     def finish(self, prompts: Any) -> ResultsFile:
-        numbers = _prompt_numbers(prompts, list(self.prompts))
-        by_use = [numbers[label] for label in self.prompts] if len(numbers) > 1 else None
-        columns = dict(zip(_FIXED, map(list, zip(*self.cells)))) if self.cells else {k: [] for k in _FIXED}
-        columns["id"], columns["repeat"] = _name_rows(self.keys, columns["version"],
-                                                      [case[0] for case in self.cases], by_use)
-        if not self.rows:
+        if not self.values:
             if self.unreadable:
                 number, reason = self.unreadable[0]
                 raise ResultsFileError(f"no readable results in the promptfoo file (result {number} {reason})")
             raise ResultsFileError("the promptfoo results file holds no results")
-        return build(self.rows, self.records, FORMAT, self.unreadable, _FIRST, columns)
+        k = len(_ROW)
+        values = {name: self.values[i::k] for i, name in enumerate(_ROW)}
+        del self.values
+        n = len(values["version"])
+        unreadable = {number for number, _ in self.unreadable}
+        records = [i for i in range(1, self.number + 1) if i not in unreadable] if unreadable else range(1, n + 1)
+        shared = np.fromiter(values["shared"], dtype=np.intp, count=n)
+
+        def by_row(cells: list, dtype: Any = object) -> np.ndarray:  # one per shared number -> one per row
+            return np.array(cells, dtype=dtype)[shared]
+
+        columns: dict[str, Any] = {
+            "version": values["version"], "input": values["input"], "expected": by_row([s[2] for s in self.shared]),
+            "output": values["output"], "assert": by_row([s[1] for s in self.shared]),
+        }
+        for name in ("harness.pass", "harness.score", "harness.reason", "latency_ms", "cost", "prompt.label"):
+            columns[name] = values[name]
+        if values["harness.error"].count(None) < n:
+            columns["harness.error"] = values["harness.error"]
+        numbers = _prompt_numbers(prompts, list(self.prompts))
+        columns["id"], columns["repeat"] = _name_rows(
+            by_row([s[0] for s in self.shared], np.intp), np.fromiter(values["prompt"], dtype=np.intp, count=n),
+            values["test_idx"], np.fromiter(values["version_no"], dtype=np.intp, count=n), len(self.versions),
+            self.case_index, self.cases, [numbers[key] for key in self.prompts] if len(numbers) > 1 else None)
+        # The vars. and metadata. columns, in order of first appearance (the shared cells
+        # are numbered in order of first use).
+        groups = [s[3] for s in self.shared]
+        names = list(dict.fromkeys(name for cells in groups for name in cells))
+        if names:
+            columns.update(zip(names, by_row([tuple(map(cells.get, names)) for cells in groups]).T))
+        return build(None, records, FORMAT, self.unreadable, _FIRST, columns)
+
+
+def _assertions_and_metadata(asserts: Any, metadata: Any) -> tuple[str | None, str | None, dict[str, str]]:
+    """A test's assertions cell, the expected answer they give (``_expected``), and its
+    metadata cells (without promptfoo's own bookkeeping)."""
+    cells = {}
+    if type(metadata) is dict:
+        cells = {"metadata." + key: value if type(value) is str else text(value)
+                 for key, value in metadata.items() if not key.startswith("_promptfoo")}
+    if asserts is None:
+        return None, None, cells
+    return compact(asserts), _expected(None, asserts), cells
 
 
 def _prompt_numbers(prompts: Any, used: list[str]) -> dict[str, int]:
@@ -307,43 +390,48 @@ def _expected(vars_: Any, asserts: Any) -> str | None:
     return None
 
 
-def _name_rows(keys: list[tuple[int, int, int]], versions: list[str], descriptions: list[str | None],
-               prompt_numbers: list[int] | None) -> tuple[list[str], list[str]]:
-    """Each row's ``id`` and ``repeat`` (module docstring). ``keys``: per row (case
-    number, test index, prompt number); ``versions``: per row; ``descriptions``: per case;
-    ``prompt_numbers``: per prompt number, its number in the id (None: one prompt, no suffix)."""
-    # A case's index: its first row's test index (the order of first appearance without one).
-    case_index = [-1] * len(descriptions)
-    for case, test_idx, _ in keys:
-        if case_index[case] < 0:
-            case_index[case] = test_idx if test_idx >= 0 else case
-    names = [d if d is not None else str(i) for d, i in zip(descriptions, case_index)]
+def _name_rows(case: np.ndarray, prompt: np.ndarray, test_index: list[int], version: np.ndarray, versions: int,
+               case_index: list[int], cases: dict[tuple, int],
+               prompt_numbers: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``id`` and ``repeat`` (module docstring). Per row: its ``case`` number,
+    ``prompt`` number, test index (-1: none) and ``version`` number (of ``versions``);
+    ``case_index``: per case, its first row's test index (or its number); ``cases``: the
+    cases in number order; ``prompt_numbers``: per prompt number, its number in the id
+    (None: one prompt, no suffix)."""
+    names = [d if d is not None else str(i) for (d, _, _), i in zip(cases, case_index)]
     cases_by_name: dict[str, list[int]] = {}
-    for case, name in enumerate(names):
-        cases_by_name.setdefault(name, []).append(case)
-    for name, cases in cases_by_name.items():
-        if len(cases) > 1:
-            for case in cases:
-                names[case] = f"{name} (test {case_index[case]})"
+    for number, name in enumerate(names):
+        cases_by_name.setdefault(name, []).append(number)
+    for name, same in cases_by_name.items():
+        if len(same) > 1:
+            for number in same:
+                names[number] = f"{name} (test {case_index[number]})"
     if prompt_numbers:
-        names_by_prompt = [[f"{name} (prompt {n})" for n in prompt_numbers] for name in names]
-        ids = [names_by_prompt[case][prompt] for case, _, prompt in keys]
+        ids = np.array([f"{name} (prompt {n})" for name in names for n in prompt_numbers],
+                       dtype=object)[case * len(prompt_numbers) + prompt]
     else:
-        ids = [names[case] for case, _, _ in keys]
-    # Repeats: the same case, prompt and version, in test-index order.
-    test_index = [k[1] for k in keys]
-    repeats: list[str] = [""] * len(keys)
-    seen: dict[tuple, int] = {}
-    for i in sorted(range(len(keys)), key=test_index.__getitem__):
-        case, _, prompt = keys[i]
-        slot = (case, prompt, versions[i])
-        n = seen.get(slot, 0)
-        repeats[i] = _REPEAT[n] if n < 16 else str(n)
-        seen[slot] = n + 1
-    return ids, repeats
-
-
-_REPEAT = [str(n) for n in range(16)]
+        ids = np.array(names, dtype=object)[case]
+    # Repeats: the same case, prompt and version, in test-index order (then file order).
+    n = len(case)
+    slot = case * (int(prompt.max()) + 1) + prompt
+    if (int(slot.max()) + 1) * versions < 1 << 62:
+        slot = slot * versions + version
+        if len(np.unique(slot)) == n:  # no repeats (most files)
+            return ids, np.full(n, "0", dtype=object)
+        keys: tuple = (slot,)
+    else:
+        keys = (version, prompt, case)
+    try:
+        index = np.asarray(test_index, dtype=np.int64)
+    except OverflowError:  # an index past 64 bits: its rank among them instead
+        index = np.unique(np.array(test_index, dtype=object), return_inverse=True)[1]
+    order = np.lexsort((np.arange(n), index) + keys)
+    first = np.ones(n, dtype=bool)
+    first[1:] = np.any([k[order][1:] != k[order][:-1] for k in keys], axis=0)
+    starts = np.flatnonzero(first)
+    repeat = np.empty(n, dtype=np.intp)
+    repeat[order] = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    return ids, np.array([str(k) for k in range(repeat.max() + 1)], dtype=object)[repeat]
 
 
 def _kind(value: Any) -> str:

@@ -9,7 +9,9 @@ Session state set here (all prefixed ``gb_``):
 - ``gb_file_header`` False when the file was read without a header row (``--no-header``)
 - ``gb_file_error``  the message of the last file that could not be read, else None
 - ``gb_upload_seen`` the id of the last uploaded file already read (an upload is read once,
-                     so that a later sample click is not overridden by the uploader's value)
+                     so that a later sample click is not overridden by the uploader's value);
+                     ``gb_runs_seen`` and ``gb_segments_seen`` the same for two runs and for
+                     segment files
 - ``gb_paste_headerless_seen`` the hash of the last pasted text read as two headerless
                      columns without being asked (once per text: unticking the box sticks)
 - ``gb_paste_headerless_for`` the ``gb_file_hash`` of that reading (its caption shows while loaded)
@@ -32,7 +34,9 @@ from typing import Any, Mapping
 import streamlit as st
 
 from graders.config import ROLES, suggest_mapping
+from graders.readers import segments
 from graders.readers.files import ResultsFile, ResultsFileError, read_results
+from graders.readers.several import read_uploads
 
 from . import count, display
 
@@ -108,14 +112,72 @@ def load_bytes(data: bytes, name: str, *, sample: str | None = None, header: boo
     try:
         file = read_results(data, name=name, header=header)
     except ResultsFileError as e:
-        ss["gb_file"], ss["gb_file_hash"], ss["gb_file_sample"] = None, None, None
-        ss["gb_file_name"] = name
-        ss["gb_file_error"] = f"Could not read {name}: {e}" + (
-            f". {HEADER_HINT}" if header and str(e) == "no rows: the file has a header and no records" else "")
-        return None
+        return _failed(name, f"Could not read {name}: {e}" + (
+            f". {HEADER_HINT}" if header and str(e) == "no rows: the file has a header and no records" else ""))
+    return _loaded(file, name, digest, sample, header)
+
+
+def _failed(name: str, message: str) -> None:
+    ss = st.session_state
+    ss["gb_file"], ss["gb_file_hash"], ss["gb_file_sample"] = None, None, None
+    ss["gb_file_name"], ss["gb_file_error"] = name, message
+    return None
+
+
+def _loaded(file: ResultsFile, name: str, digest: str, sample: str | None = None, header: bool = True) -> ResultsFile:
+    ss = st.session_state
     ss["gb_file"], ss["gb_file_name"], ss["gb_file_hash"] = file, name, digest
     ss["gb_file_sample"], ss["gb_file_error"], ss["gb_file_header"] = sample, None, header
     return file
+
+
+def load_runs(files: list[tuple[str, bytes]]) -> ResultsFile | None:
+    """Two runs of the same cases, uploaded apart (``gradeboard compare RUN_A RUN_B``): read
+    as one file, each run a version named after its file (A first), paired by id and repeat."""
+    name = " and ".join(n for n, _ in files)
+    try:
+        file = read_uploads(files)
+    except ResultsFileError as e:
+        return _failed(name, f"Could not read the runs: {e}")
+    return _loaded(file, name, "runs:" + ":".join(_hash(d) + n for n, d in files))
+
+
+def load_segments(refs: list[tuple[str, bytes]], hyps: list[tuple[str, bytes]]) -> ResultsFile | None:
+    """Plain-text segment files (one segment a line, as sacrebleu reads them: ``--ref``,
+    ``--hyp``): one row per line and system, each system named after its file."""
+    name = " and ".join(n for n, _ in refs + hyps)
+    try:
+        file = segments.read([d for _, d in refs], dict(hyps), ref_names=[n for n, _ in refs])
+    except ResultsFileError as e:
+        return _failed(name, f"Could not read the segment files: {e}")
+    return _loaded(file, name, "segments:" + ":".join(_hash(d) + n for n, d in refs + hyps))
+
+
+def _runs_tab(key: str) -> None:
+    """Run A and run B as two uploads, read once each pair."""
+    ss = st.session_state
+    c1, c2 = st.columns(2)
+    a = c1.file_uploader("Run A (any results file, harness files too)", key=f"{key}_run_a")
+    b = c2.file_uploader("Run B, the same cases", key=f"{key}_run_b")
+    if a is not None and b is not None and ss.get("gb_runs_seen") != (a.file_id, b.file_id):
+        ss["gb_runs_seen"] = (a.file_id, b.file_id)
+        load_runs([(a.name, a.getvalue()), (b.name, b.getvalue())])
+    st.caption("Each run is a version named after its file; rows pair by id (and repeat).")
+
+
+def _segments_tab(key: str) -> None:
+    """A reference file and one or more system files, one segment a line."""
+    ss = st.session_state
+    c1, c2 = st.columns(2)
+    ref = c1.file_uploader("Reference (one segment a line)", key=f"{key}_seg_ref")
+    hyps = c2.file_uploader("System outputs (one file a system)", key=f"{key}_seg_hyp", accept_multiple_files=True)
+    if ref is not None and hyps:
+        seen = (ref.file_id, tuple(h.file_id for h in hyps))
+        if ss.get("gb_segments_seen") != seen:
+            ss["gb_segments_seen"] = seen
+            load_segments([(ref.name, ref.getvalue())], [(h.name, h.getvalue()) for h in hyps])
+    st.caption("As sacrebleu reads them: line i of each system file is the output for line i of the reference; "
+               "each system is named after its file.")
 
 
 TWO_COLUMNS = ("Read as two tab-separated columns without a header, expected then output: the first line "
@@ -177,7 +239,12 @@ def load_file_widget(key: str, *, default_sample: str | None = None) -> ResultsF
     for name, label in SAMPLES.items():
         if bar.button(label, key=f"{key}_sample_{name}", help=f"sample_data/{name}: {SAMPLE_NOTES[name]}"):
             load_sample(name)
-    upload_tab, paste_tab = st.tabs(["Upload a file", "Paste rows"])
+    upload_tab, paste_tab, runs_tab, segments_tab = st.tabs(["Upload a file", "Paste rows", "Two runs (A and B)",
+                                                             "Segment files"])
+    with runs_tab:
+        _runs_tab(key)
+    with segments_tab:
+        _segments_tab(key)
     with upload_tab:
         up = st.file_uploader(
             "Results file (CSV, TSV, JSON lines, JSON array, JSON with a rows array)",

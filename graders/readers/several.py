@@ -33,11 +33,32 @@ def read_several(paths: Sequence[str], *, format: str | None = None, max_bytes: 
         return read_results(paths[0], format=format, max_bytes=max_bytes, header=header)
     if len(set(map(os.path.realpath, paths))) != len(paths):
         raise ResultsFileError("the same file is named twice")
+    return _stacked(paths, [(lambda p=p: read_results(p, format=format, max_bytes=max_bytes, header=header))
+                            for p in paths])
+
+
+def read_uploads(files: Sequence[tuple[str, bytes]], *, max_bytes: int = DEFAULT_MAX_BYTES,
+                 header: bool = True) -> ResultsFile:
+    """Files given as (name, bytes) — the dashboard's uploads of two runs — as one
+    ``ResultsFile``, as ``read_several`` reads files of those names."""
+    names = [name for name, _ in files]
+    if len(set(names)) != len(names):
+        raise ResultsFileError(f"two files are named {next(n for n in names if names.count(n) > 1)!r}: "
+                               "each run is named after its file, so rename one")
+    if len(files) == 1:
+        return read_results(files[0][1], name=names[0], max_bytes=max_bytes, header=header)
+    return _stacked(names, [(lambda n=n, d=d: read_results(d, name=n, max_bytes=max_bytes, header=header))
+                            for n, d in files])
+
+
+def _stacked(paths: Sequence[str], reads: Sequence) -> ResultsFile:
+    """Each file read (``reads``, one call a file) and stacked in order: its system named
+    after its path where it has no version column, record numbers going on, a file column."""
     frames, records, unreadable, columns, formats = [], [], [], {}, []
     offset = 0
-    for path, system in zip(paths, system_names(paths)):
+    for path, system, read in zip(paths, system_names(paths), reads):
         try:
-            f = read_results(path, format=format, max_bytes=max_bytes, header=header)
+            f = read()
         except ResultsFileError as e:
             raise ResultsFileError(f"{os.path.basename(path)}: {e}") from None
         frame = f.frame.copy()
@@ -107,4 +128,4 @@ def first_versions(file: ResultsFile, paths: Sequence[str]) -> tuple[str | None,
     return versions[0], versions[1]
 
 
-__all__ = ["read_inputs", "read_several", "read_segment_files", "first_versions", "system_names"]
+__all__ = ["read_inputs", "read_several", "read_segment_files", "read_uploads", "first_versions", "system_names"]

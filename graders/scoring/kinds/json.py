@@ -265,8 +265,7 @@ def _jsonish(value: Any) -> Any:
 def is_json_column(value: Any, outputs: Sequence[str]) -> list[Grade]:
     """``is-json`` over a column (the value: nothing, or a schema)."""
     has_schema = truthy(value)
-    checker: _Checker | None = None
-    problem: str | None = None
+    schema = _LazySchema(value, "is-json")
     grades = []
     for output in outputs:
         parsed, err = parse(output)
@@ -277,12 +276,7 @@ def is_json_column(value: Any, outputs: Sequence[str]) -> list[Grade]:
         if not has_schema:
             grades.append(verdict(True, f"The whole output is valid JSON: {describe_value(parsed)}."))
             continue
-        if checker is None and problem is None:
-            try:
-                checker = _Checker(schema_of(value))
-                problem = checker.problem
-            except ValueError as e:
-                problem = f"is-json: {e}"
+        checker, problem = schema.get()
         if problem is not None:
             grades.append(error(f"The output is JSON, but the schema cannot be used: {problem}"))
             continue
@@ -296,11 +290,26 @@ def is_json_column(value: Any, outputs: Sequence[str]) -> list[Grade]:
     return grades
 
 
+class _LazySchema:
+    """The assertion value's schema checker, built on first use: (checker, problem)."""
+
+    def __init__(self, value: Any, kind: str) -> None:
+        self.value, self.kind, self.built = value, kind, None
+
+    def get(self) -> tuple[Any, str | None]:
+        if self.built is None:
+            try:
+                checker = _Checker(schema_of(self.value))
+                self.built = (checker, checker.problem)
+            except ValueError as e:
+                self.built = (None, f"{self.kind}: {e}")
+        return self.built
+
+
 def contains_json_column(value: Any, outputs: Sequence[str]) -> list[Grade]:
     """``contains-json`` over a column (the value: nothing, or a schema)."""
     has_schema = truthy(value)
-    checker: _Checker | None = None
-    problem: str | None = None
+    schema = _LazySchema(value, "contains-json")
     grades = []
     for output in outputs:
         try:
@@ -315,12 +324,7 @@ def contains_json_column(value: Any, outputs: Sequence[str]) -> list[Grade]:
         if not has_schema:
             grades.append(verdict(True, f"The output contains a JSON object: {_shown(objects[0])}."))
             continue
-        if checker is None and problem is None:
-            try:
-                checker = _Checker(schema_of(value))
-                problem = checker.problem
-            except ValueError as e:
-                problem = f"contains-json: {e}"
+        checker, problem = schema.get()
         if problem is not None:
             grades.append(error(f"The output contains JSON, but the schema cannot be used: {problem}"))
             continue

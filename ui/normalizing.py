@@ -38,7 +38,7 @@ from graders.metrics.normalized import pipeline_name
 from graders.scoring.rows import MappingError, prepare
 from graders.text.normalize import DEFAULT_PIPELINE, SQUAD_PIPELINE, STEP_DESCRIPTIONS, STEPS
 from graders.text.show import visible
-from ui.present.links import pass_rate_link
+from ui.present.links import pass_rate_query
 
 from . import count, display, views
 from .loading import carry_mapping, load_file_widget, mapping_widget, read_flags
@@ -86,11 +86,6 @@ def move(i: int, offset: int) -> None:
     steps = list(ss["gb_norm_steps"])
     steps[i], steps[i + offset] = steps[i + offset], steps[i]
     ss["gb_norm_steps"] = steps
-
-
-def rate_link(k: int, n: int, label: str) -> str:
-    """A count as a link to the pass-rate page (the dashboard's link contract)."""
-    return f"[{k:,} of {n:,}]({pass_rate_link(k, n, label=label, space='%20')})"
 
 
 def case_columns(examples: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
@@ -252,10 +247,13 @@ def file_section(file: Any, mapping: dict[str, str | None], steps: tuple[str, ..
     systems_word = " (every system's outputs together; the table below splits them)" if rows["system"].nunique() > 1 else ""
     normalized_words = f"Normalized, {pipeline_label(steps)}" if steps else "Normalized with no steps (exact match)"
     st.markdown(
-        f"Exact grader: {rate_link(effect.exact_passes, effect.rows, 'Exact match')} pass. "
-        f"{normalized_words}: {rate_link(passes_after, effect.rows, 'Normalized match: ' + pipeline_name(steps))} "
-        f"pass{systems_word}. A pipeline never turns a pass into a fail: equal texts stay equal."
+        f"Exact grader: {effect.exact_passes:,} of {effect.rows:,} pass. "
+        f"{normalized_words}: {passes_after:,} of {effect.rows:,} pass{systems_word}. "
+        "A pipeline never turns a pass into a fail: equal texts stay equal."
     )
+    # the pass-rate page in this tab and session, the file kept (issue 33, 6)
+    for k, label in ((effect.exact_passes, "Exact match"), (passes_after, "Normalized match: " + pipeline_name(steps))):
+        views.rate_link(f"{label}: {k:,} of {effect.rows:,} pass", pass_rate_query(k, effect.rows, label=label))
     # counted on integer codes: pandas' string dtype, where value_counts would put the
     # systems, cannot hold a version's lone surrogate ("\ud800" in JSON)
     systems = rows["system"].to_numpy(dtype=object)

@@ -24,8 +24,7 @@ def pass_rate_link(k: int, n: int, confidence: float | Decimal | None = None, la
     ``confidence``: a float is written with all its digits (``repr``: the link opens this
     figure), a ``Decimal`` as the exact fraction typed (``0.999``, never an exponent).
     ``label``: left out when empty. ``space``: how a space in the label is written, ``+``
-    (form encoding: the Score and Compare links) or ``%20`` (the Normalizer builder's and
-    the pass-rate page's own link). A lone surrogate (a version named ``"\\ud800"`` in JSON)
+    (form encoding: the pages' links) or ``%20`` (the pass-rate page's own link). A lone surrogate (a version named ``"\\ud800"`` in JSON)
     is written as its escape ``\\ud800``.
     """
     query: dict[str, Any] = pass_rate_query(k, n, confidence, label)

@@ -22,11 +22,13 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
+from graders.engines import budget
 from graders.engines.jsonparse import encodable, shorten
 from graders.engines.regex import ErrorResult, MatchResult, TimeoutResult, match_many
 
 REGEX_TIMEOUT = 1.0  # seconds, per pattern match
 MAX_TIMEOUTS = 3  # time-outs one run allows before its remaining pattern matches are not run
+BUDGET_KEY = "json_schema patterns"  # the run's count of them (engines.budget: across its chunks)
 SHORT = 256  # strings up to this length have their results kept across runs (enums, ids, dates)
 _KEPT_LIMIT = 100_000  # (pattern, short string) results kept across runs; cleared past it
 
@@ -53,7 +55,7 @@ class Oracle:
         self.direct = direct
         self.timeout = timeout
         self.max_timeouts = max_timeouts
-        self.timeouts = 0
+        self.timeouts = budget.spent(BUDGET_KEY)  # what the run's earlier chunks spent (engines.budget)
         self.misses = 0
         self.wanted = 0  # pairs recorded by ``want`` (not yet known when recorded)
         self.known: dict[str, dict[str, bool | str]] = {}  # pattern -> string -> matched, or a problem
@@ -110,6 +112,7 @@ class Oracle:
             return r.matched
         if isinstance(r, TimeoutResult):
             self.timeouts += 1
+            budget.add(BUDGET_KEY)
             return (f"the schema pattern {show(pattern)} ran past its {self.timeout:g} s time limit "
                     f"on a string of {len(text):,} characters and was stopped")
         if isinstance(r, ErrorResult) and r.message.startswith("not run:"):

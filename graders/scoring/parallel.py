@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from graders.config import RunConfig
+from graders.engines import budget
 from graders.scoring.batch import (
     CORPUS_SCORERS,
     EXTRA_COLUMNS,
@@ -186,6 +187,7 @@ class _Return:
     details: bool = True
     csv: bool | str = False
     sums: bool = False
+    run: str = ""  # the run's name: its patterns' time-outs add up across its chunks (engines.budget)
     explain: bool = True
     slim: bool = False
 
@@ -238,7 +240,7 @@ def _finish_part(part: dict[str, Any], back: _Return) -> dict[str, Any]:
 def _scored_part(rows: pd.DataFrame, config: RunConfig, back: _Return) -> dict[str, Any]:
     """One chunk scored and finished (``_score_chunk`` and ``_finish_part``, or for the scored
     file ``_file_part``), the collector paused."""
-    with _collector_paused():
+    with _collector_paused(), budget.chunk_of(back.run):
         if back.csv:
             return _file_part(rows, config, back)
         return _finish_part(_score_chunk(rows, config, back.include_output, back.explain), back)
@@ -278,7 +280,8 @@ def score_frame(
     near misses, errors and metadata are unchanged, and ``explain_rows`` fills the
     explanations of the rows a view shows (a view of 200,000 rows shows a thousand).
     """
-    back = _Return(include_output=include_output, details=details, sums=statistics is not None, explain=explain)
+    back = _Return(include_output=include_output, details=details, sums=statistics is not None, explain=explain,
+                   run=os.urandom(8).hex())
     parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, start_method=start_method)
     if statistics is not None:
         for part in parts:
@@ -358,7 +361,8 @@ def score_to_csv(
                 spool = tempfile.mkdtemp(prefix=f"{tail}.", dir=head or ".")
                 files.callback(shutil.rmtree, spool, ignore_errors=True)
             write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
-            back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True)
+            back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True,
+                           run=os.urandom(8).hex())
             parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
     except OutputError:
         raise

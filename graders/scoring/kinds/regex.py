@@ -7,10 +7,10 @@ batches) with exactly the flags the assertion gives (``"flags"``, default none: 
 when written), ``at`` as the regex grader's (default ``anywhere``, which is ``test``).
 
 Time: each match has the assertion's ``timeout`` (default 1 s, at most ``MAX_TIMEOUT``); a
-group of rows sharing one pattern stops after ``GROUP_TIMEOUTS`` time-outs, and a chunk's
-regex assertions together after ``RUN_TIMEOUTS`` (``Budget``), the rest of their rows an
-error saying so: a catastrophic pattern over 10,000 rows costs a few time limits, not
-10,000.
+pattern stops after ``GROUP_TIMEOUTS`` time-outs, and a run's regex assertions together
+after ``RUN_TIMEOUTS`` (``Budget``, kept across the run's chunks in each process by
+``engines.budget``), the rest of their rows an error saying so: a catastrophic pattern over
+10,000 rows costs a few time limits, not 10,000.
 
 Statuses: ``pass`` / ``fail``; ``error`` for a pattern or flags JavaScript refuses
 (promptfoo counts that as a fail, "Invalid regex pattern"), a value that is not a non-empty
@@ -24,6 +24,7 @@ import functools
 from dataclasses import dataclass
 from typing import Sequence
 
+from graders.engines import budget as run_budget
 from graders.engines import regex as engine
 from graders.result import Grade, _grade, error, verdict
 from graders.text.show import snippet, visible
@@ -32,18 +33,24 @@ MODES = engine.MODES
 DEFAULT_TIMEOUT = 1.0
 MAX_TIMEOUT = 5.0  # an assertion's own "timeout" is capped here (seconds)
 GROUP_TIMEOUTS = 3  # time-outs after which a pattern's remaining rows are not run (as a configuration regex)
-RUN_TIMEOUTS = 10  # time-outs after which a chunk runs no more regex assertions
+RUN_TIMEOUTS = 10  # time-outs after which a run runs no more regex assertions
+RUN_KEY = "regex assertions"  # the run's count of them (engines.budget: across its chunks)
 
 
 class Budget:
     """The time-outs a chunk's regex assertions may still spend (shared by their groups)."""
 
     def __init__(self, total: int = RUN_TIMEOUTS) -> None:
-        self.left = total
+        self.left = total - run_budget.spent(RUN_KEY)  # what the run's earlier chunks spent
 
-    def take(self) -> int:
-        """The time-outs the next group may spend."""
-        return min(GROUP_TIMEOUTS, self.left)
+    def take(self, pattern: str, flags: str) -> int:
+        """The time-outs the next group (one pattern) may spend."""
+        return min(GROUP_TIMEOUTS - run_budget.spent((RUN_KEY, pattern, flags)), self.left)
+
+    def spend(self, pattern: str, flags: str, n: int) -> None:
+        self.left -= n
+        run_budget.add(RUN_KEY, n)
+        run_budget.add((RUN_KEY, pattern, flags), n)
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,7 @@ def _match(pattern: str, flags: str, mode: str, texts: list[str], timeout: float
                 results += [engine.ErrorResult(str(e))] * (j - i if rows is None else len(rows))
         i = j
     spent = engine.ErrorResult(f"not run: the pattern already ran past its time limit {GROUP_TIMEOUTS} times in "
-                               f"this chunk (or the chunk's regex assertions {RUN_TIMEOUTS} times)")
+                               f"this run (or the run's regex assertions {RUN_TIMEOUTS} times)")
     results = [r if r is not None else spent for r in results]
     return results + [spent] * (len(wanted) - len(results))
 
@@ -141,18 +148,19 @@ def _one_pattern(p: Pattern, pattern: str, texts: list[str], rows: list[int], bu
     if why is not None:
         return [error(f"{lit} is not a valid JavaScript regular expression ({why}); promptfoo counts this "
                       "assertion as a fail (\"Invalid regex pattern\").", reason="syntax", **details)] * len(rows)
-    start = budget.take()
+    start = budget.take(pattern, p.flags)
     allowed = [start]
     if start <= 0:
-        return [error(f"Not run: the regex assertions of this chunk already ran past their time limit "
-                      f"{RUN_TIMEOUTS} times.", reason="budget", **details)] * len(rows)
+        return [error(f"Not run: the regex assertions of this run already ran past their time limit "
+                      f"{RUN_TIMEOUTS} times (or this pattern {GROUP_TIMEOUTS} times).", reason="budget",
+                      **details)] * len(rows)
     results = _match(pattern, p.flags, p.at, texts, p.timeout, allowed, only=rows)
     fails = [pos for pos, r in zip(rows, results) if isinstance(r, engine.MatchResult) and r.span is None]
     flips: set[int] = set()
     if fails and "i" not in p.flags and refusal(pattern, p.flags + "i") is None and allowed[0] > 0:
         found = _match(pattern, p.flags + "i", p.at, texts, p.timeout, allowed, only=fails)
         flips = {pos for pos, r in zip(fails, found) if isinstance(r, engine.MatchResult) and r.span is not None}
-    budget.left -= start - allowed[0]  # the time-outs this group spent (its probe's included)
+    budget.spend(pattern, p.flags, start - allowed[0])  # the time-outs this group spent (its probe's included)
     where = {"anywhere": "in the output", "start": "at the start of the output", "whole": "as the whole output"}[p.at]
     no_match = verdict(False, f"No match of {lit} {where}.", **details)  # one grade, shared by the rows it fits
     grades = []

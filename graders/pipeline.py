@@ -100,13 +100,13 @@ def score_prepared(
     )
     if by is not None:
         summary["by"] = slice_summary(file, prepared.rows, scored, by, extracting_graders(summary["config"]))
-    agreement = _harness_agreement(file, prepared, config, scored)
+    agreement = run_agreement(file, prepared, config, scored)
     if agreement:
         summary["harness_agreement"] = agreement
     return ScoreRun(file, mapping, prepared, scored, summary)
 
 
-def _harness_agreement(file: ResultsFile, prepared: Prepared, config: RunConfig, scored: Any) -> dict[str, Any]:
+def run_agreement(file: ResultsFile, prepared: Prepared, config: RunConfig, scored: Any) -> dict[str, Any]:
     """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
     harness's verdicts (``harness.*`` columns); {} otherwise. ``graders.distributed`` calls
     it on each part and adds the parts' figures (``agreement.add_agreement``)."""

@@ -367,16 +367,20 @@ def test_score_a_file_in_a_real_browser(server, tmp_path):
 def _upload_on_a_fresh_page(browser, server: str, path: Path, config: Path | None = None):
     """A new page on the server, once the sample is scored, with ``config`` restored (the
     graders a file uploaded after it runs; without one, the defaults) and ``path`` uploaded."""
+    return _upload_on(browser.new_page(viewport={"width": 1400, "height": 1000}), server, path, config)
+
+
+def _upload_on(page, server: str, path: Path, config: Path | None = None):
+    """``page`` opened on the server, then as ``_upload_on_a_fresh_page``."""
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(server, wait_until="domcontentloaded")
     expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
     _settle(page)
     if config is not None:
         page.locator(".st-key-gb_config_upload input[type='file']").set_input_files(str(config))
         expect(page.get_by_text("Restored the mapping", exact=False).first).to_be_visible(timeout=90_000)
-        _settle(page)
+        _settle(page, timeout=120)
     page.locator(".st-key-score_upload input[type='file']").set_input_files(str(path))
     return page
 

@@ -105,20 +105,8 @@ def _guarded(browser, url: str):
 
 
 def _upload(context, url: str, path: Path, config: Path | None = None):
-    """A new page once the sample is scored, ``config`` restored, ``path`` uploaded (as
-    tests/test_browser.py's ``_upload_on_a_fresh_page``, in a guarded context)."""
-    from playwright.sync_api import expect
-
-    page = context.new_page()
-    page.goto(url, wait_until="domcontentloaded")
-    expect(page.get_by_text("40 cases scored")).to_be_visible(timeout=90_000)
-    _settle(page)
-    if config is not None:
-        page.locator(".st-key-gb_config_upload input[type='file']").set_input_files(str(config))
-        expect(page.get_by_text("Restored the mapping", exact=False).first).to_be_visible(timeout=90_000)
-        _settle(page, timeout=120)
-    page.locator(".st-key-score_upload input[type='file']").set_input_files(str(path))
-    return page
+    """A new page in the guarded context, as tests/test_browser.py's ``_upload_on_a_fresh_page``."""
+    return test_browser._upload_on(context.new_page(), url, path, config)
 
 
 def _write_csv(path: Path, rows: list[list[str]]) -> Path:

@@ -171,7 +171,7 @@ class _Lines:
 def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output: bool,
                cases: bool) -> tuple[bytes, R.Piece]:
     """One part scored on a worker: its scored file's lines and its summary ``Piece``."""
-    from graders.pipeline import _harness_agreement
+    from graders.pipeline import run_agreement
     from graders.scoring.parallel import score_to_csv
 
     rows = P.kept_rows(part, duplicates)
@@ -179,8 +179,8 @@ def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output:
     tally = score_to_csv(rows, config, sink, include_output=include_output, workers=1)
     piece = R.piece(tally, rows, cases)
     if part.file is not None:
-        piece.agreement = _harness_agreement(part.file, Prepared(rows, part.prepared.left_out, part.prepared.systems),
-                                             config, tally)
+        kept = Prepared(rows, part.prepared.left_out, part.prepared.systems)
+        piece.agreement = run_agreement(part.file, kept, config, tally)
         piece.not_verdicts = column_verdicts(part.file)[1]
     return b"".join(sink.pieces), piece
 

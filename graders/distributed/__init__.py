@@ -13,9 +13,10 @@ install it when it is missing (``ClusterError``), in these words:
     >>> print(INSTALL)
     --scheduler needs Dask: pip install 'gradeboard[dask]'
 
-``cluster`` starts or joins a cluster, ``parts`` reads and prepares the rows in parts
-(record numbers, the left-out report and duplicate keys across the parts), ``reduce`` adds
-the summary up from the parts, ``run`` scores and compares.
+``cluster`` starts or joins a cluster, ``run`` scores and compares; ``scoring.parts``
+reads and prepares the rows in parts (record numbers, the left-out report and duplicate
+keys across the parts) and ``scoring.reduce`` adds the summary up from the parts, for the
+cluster and for the single-process run that streams a large file.
 """
 
 from graders.distributed.cluster import INSTALL, ClusterError, connect, require_dask

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
-from graders.distributed import parts as P
-from graders.distributed import reduce as R
 from graders.distributed.cluster import ClusterError, require_dask
 from graders.readers.frame import DEFAULT_MAX_BYTES, ResultsFile, ResultsFileError
+from graders.scoring import parts as P
+from graders.scoring import reduce as R
 from graders.scoring.agreement import add_agreement, column_verdicts
 from graders.scoring.output import SCORED_COLUMNS, STDOUT, csv_cell, text_output
 from graders.scoring.rows import LeftOut, Prepared

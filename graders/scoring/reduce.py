@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from graders.distributed.parts import hash_cells
 from graders.result import STATUSES
+from graders.scoring.parts import hash_cells
 from graders.scoring.rows import group_codes
 from graders.scoring.summary import (
     CorpusStatistics,

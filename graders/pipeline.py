@@ -7,11 +7,11 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import numpy as np
 import pandas as pd
 
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
+from graders.scoring.agreement import run_agreement
 from graders.scoring.limits import check_max_bytes, check_workers
 from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.scoring.rows import Prepared, prepare
@@ -104,29 +104,6 @@ def score_prepared(
     if agreement:
         summary["harness_agreement"] = agreement
     return ScoreRun(file, mapping, prepared, scored, summary)
-
-
-def run_agreement(file: ResultsFile, prepared: Prepared, config: RunConfig, scored: Any) -> dict[str, Any]:
-    """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
-    harness's verdicts (``harness.*`` columns); {} otherwise. ``graders.distributed`` calls
-    it on each part and adds the parts' figures (``agreement.add_agreement``)."""
-    if not any(c.startswith("harness.") for c in file.columns):
-        return {}
-    from graders.registry import get_spec
-    from graders.result import STATUSES
-    from graders.scoring.agreement import harness_agreement
-    from graders.scoring.batch import _source_positions
-
-    binary = [n for n in config.grader_names if get_spec(n).binary] + (["overall"] if config.overall else [])
-    if isinstance(scored, Tally):
-        if scored.positions is None:
-            return {}
-        return harness_agreement(file, prepared.rows, binary, scored.scorer, scored.status_codes, scored.positions)
-    codes = {name: i for i, name in enumerate(STATUSES)}
-    status = np.array([codes.get(s, -1) for s in scored["status"].tolist()], dtype=np.int8)
-    positions = _source_positions(prepared.rows, scored["record"].to_numpy(dtype=object),
-                                  scored["system"].to_numpy(dtype=object))
-    return harness_agreement(file, prepared.rows, binary, scored["scorer"].to_numpy(dtype=object), status, positions)
 
 
 def score_file(

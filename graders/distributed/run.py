@@ -171,7 +171,7 @@ class _Lines:
 def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output: bool,
                cases: bool) -> tuple[bytes, R.Piece]:
     """One part scored on a worker: its scored file's lines and its summary ``Piece``."""
-    from graders.pipeline import run_agreement
+    from graders.scoring.agreement import run_agreement
     from graders.scoring.parallel import score_to_csv
 
     rows = P.kept_rows(part, duplicates)

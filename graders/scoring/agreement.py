@@ -11,17 +11,13 @@ counted (a harness cell left empty, or our grader not judging, is neither agreem
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from graders.readers.frame import ResultsFile
 from graders.result import STATUSES
-
-if TYPE_CHECKING:
-    from graders.config import RunConfig
-    from graders.scoring.rows import Prepared
 
 VERDICTS = {"true": True, "false": False, "c": True, "i": False, "correct": True, "incorrect": False,
             "1": True, "0": False, "1.0": True, "0.0": False, "pass": True, "fail": False}
@@ -49,7 +45,8 @@ def column_verdicts(file: ResultsFile) -> tuple[dict[str, np.ndarray], set[str]]
         if not known.isin(list(VERDICTS)).all():
             other.add(column)
             continue
-        out[column] = folded.map(lambda v: -1 if v is None or v == "" else int(VERDICTS[v])).to_numpy(dtype=np.int8)
+        # an absent cell comes back from map as NaN, not None
+        out[column] = folded.map(lambda v: int(VERDICTS[v]) if isinstance(v, str) and v else -1).to_numpy(dtype=np.int8)
     return out, other
 
 
@@ -85,28 +82,6 @@ def harness_agreement(file: ResultsFile, rows: pd.DataFrame, binary: list[str], 
             }
         out[column] = per
     return out
-
-
-def run_agreement(file: ResultsFile, prepared: "Prepared", config: "RunConfig", scored: Any) -> dict[str, Any]:
-    """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
-    harness's verdicts (``harness.*`` columns); {} otherwise. ``scoring.reduce`` takes it
-    from each part and adds the parts' figures (``agreement.add_agreement``)."""
-    if not any(c.startswith("harness.") for c in file.columns):
-        return {}
-    from graders.registry import get_spec
-    from graders.scoring.batch import _source_positions
-    from graders.scoring.summary import Tally
-
-    binary = [n for n in config.grader_names if get_spec(n).binary] + (["overall"] if config.overall else [])
-    if isinstance(scored, Tally):
-        if scored.positions is None:
-            return {}
-        return harness_agreement(file, prepared.rows, binary, scored.scorer, scored.status_codes, scored.positions)
-    codes = {name: i for i, name in enumerate(STATUSES)}
-    status = np.array([codes.get(s, -1) for s in scored["status"].tolist()], dtype=np.int8)
-    positions = _source_positions(prepared.rows, scored["record"].to_numpy(dtype=object),
-                                  scored["system"].to_numpy(dtype=object))
-    return harness_agreement(file, prepared.rows, binary, scored["scorer"].to_numpy(dtype=object), status, positions)
 
 
 def add_agreement(total: dict[str, Any], part: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ case, from which the clustered intervals are taken as ``summarize`` takes them."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,11 @@ from graders.scoring.summary import (
     stats_of_counts,
 )
 from graders.stats.sums import add_totals, score_total, total_mean
+
+if TYPE_CHECKING:
+    from graders.config import RunConfig
+    from graders.readers.frame import ResultsFile
+    from graders.scoring.rows import Prepared
 
 _PASS, _FAIL = STATUSES.index("pass"), STATUSES.index("fail")
 
@@ -130,6 +135,28 @@ def _cases(tally: Tally, rows: pd.DataFrame, scorer_names: list[str]) -> Cases:
         decided[name] = np.bincount(case[mine], minlength=g)
         passes[name] = np.bincount(case[mine & (tally.status_codes == _PASS)], minlength=g)
     return Cases(keys, system[first].tolist(), decided, passes)
+
+
+def run_agreement(file: "ResultsFile", prepared: "Prepared", config: "RunConfig", scored: Any) -> dict[str, Any]:
+    """``scoring.agreement.harness_agreement`` of this run, for a file that carries its
+    harness's verdicts (``harness.*`` columns); {} otherwise. ``stream.score_part`` takes
+    it from each part and adds the parts' figures (``agreement.add_agreement``)."""
+    if not any(c.startswith("harness.") for c in file.columns):
+        return {}
+    from graders.registry import get_spec
+    from graders.scoring.agreement import harness_agreement
+    from graders.scoring.batch import _source_positions
+
+    binary = [n for n in config.grader_names if get_spec(n).binary] + (["overall"] if config.overall else [])
+    if isinstance(scored, Tally):
+        if scored.positions is None:
+            return {}
+        return harness_agreement(file, prepared.rows, binary, scored.scorer, scored.status_codes, scored.positions)
+    codes = {name: i for i, name in enumerate(STATUSES)}
+    status = np.array([codes.get(s, -1) for s in scored["status"].tolist()], dtype=np.int8)
+    positions = _source_positions(prepared.rows, scored["record"].to_numpy(dtype=object),
+                                  scored["system"].to_numpy(dtype=object))
+    return harness_agreement(file, prepared.rows, binary, scored["scorer"].to_numpy(dtype=object), status, positions)
 
 
 def _counted(cell: Cell, extracting: bool) -> dict[str, Any]:

@@ -24,6 +24,18 @@ def test_only_verdict_columns_count():
     assert "harness.pass" in verdict_columns(p) and "harness.reason" not in verdict_columns(p)
 
 
+def test_a_record_without_the_harness_field_is_undecided(tmp_path):
+    """A JSON record that lacks the harness's field (an absent cell, not an empty one) is
+    neither agreement nor not; it used to stop the run."""
+    rows = [{"id": "1", "expected": "a", "output": "a", "harness.pass": "true"},
+            {"id": "2", "expected": "b", "output": "b"},
+            {"id": "3", "expected": "c", "output": "x", "harness.pass": "true"}]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    a = score_file(path, {"graders": [{"name": "exact"}]}).summary["harness_agreement"]["harness.pass"]["exact"]
+    assert a["rows"] == 2 and a["agree"] == 1 and a["harness_pass_ours_fail"] == 1
+
+
 def test_agreement_counts_by_hand(tmp_path):
     rows = [  # harness verdicts against exact: agree, agree, harness pass / ours fail, harness fail / ours pass
         {"id": "1", "expected": "a", "output": "a", "harness.pass": "true"},

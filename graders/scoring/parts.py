@@ -217,49 +217,133 @@ class Duplicates:
     outputs: int  # rows (outputs) they take out
 
 
+class KeyIndex:
+    """The keys kept so far (128-bit hashes, each with its first record), in sorted runs of
+    at most ``RUN`` keys: 20 bytes a key, and adding a part's keys sorts that part's, never
+    the whole index (runs are merged while the merge stays within ``RUN``)."""
+
+    RUN = 1 << 18
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (hi, lo, first record), by (hi, lo)
+
+    def __len__(self) -> int:
+        return sum(len(hi) for hi, _, _ in self.runs)
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """Each key's first record, -1 where it is new."""
+        out = np.full(len(keys), -1, dtype=np.int64)
+        for hi, lo, first in self.runs:
+            left, right = np.searchsorted(hi, keys[:, 0], "left"), np.searchsorted(hi, keys[:, 0], "right")
+            one = np.flatnonzero(right - left == 1)
+            hit = one[lo[left[one]] == keys[one, 1]]
+            out[hit] = first[left[hit]]
+            for i in np.flatnonzero(right - left > 1):  # two keys with one high half: a 2^-64 chance
+                same = np.flatnonzero(lo[left[i]:right[i]] == keys[i, 1])
+                if len(same):
+                    out[i] = first[left[i] + same[0]]
+        return out
+
+    def add(self, keys: np.ndarray, records: np.ndarray) -> None:
+        """New keys (none of them found) with their first records."""
+        if not len(keys):
+            return
+        order = np.lexsort((keys[:, 1], keys[:, 0]))
+        records = np.asarray(records, dtype=np.int64)
+        if records.max() < 1 << 32:  # a record number as 4 bytes where it fits (any file under 4 GB)
+            records = records.astype(np.uint32)
+        self.runs.append((keys[order, 0].copy(), keys[order, 1].copy(), records[order]))
+        while len(self.runs) > 1 and len(self.runs[-2][0]) <= len(self.runs[-1][0]) * 2 \
+                and len(self.runs[-2][0]) + len(self.runs[-1][0]) <= self.RUN:
+            (h1, l1, f1), (h2, l2, f2) = self.runs.pop(), self.runs.pop()
+            hi, lo, first = np.concatenate([h2, h1]), np.concatenate([l2, l1]), np.concatenate([f2, f1])
+            order = np.lexsort((lo, hi))
+            self.runs.append((hi[order], lo[order], first[order]))
+
+
+class DuplicateFinder:
+    """Duplicate keys found part after part, in file order: a record is the duplicate of
+    the first record kept with its key, in this part or an earlier one (``KeyIndex``); the
+    count, the outputs and the first twenty records and notes are added up as they come."""
+
+    def __init__(self, mapping: Mapping[str, str | None]) -> None:
+        self.index = KeyIndex()
+        self.what = _key_phrase(mapping)
+        self.count = self.outputs = 0
+        self.rows: list[int] = []
+        self.notes: list[str] = []
+
+    def add(self, alive: np.ndarray, keys: np.ndarray, rows_of: np.ndarray) -> np.ndarray:
+        """The part's records (``alive``, in order, with their keys' hashes and rows) that are
+        duplicates."""
+        if not len(keys):
+            return np.zeros(0, dtype=np.int64)
+        codes = group_codes([keys[:, 0], keys[:, 1]])
+        _, firsts = np.unique(codes, return_index=True)  # codes number first appearances 0, 1, …
+        earlier = self.index.find(keys[firsts])
+        named = np.where(earlier >= 0, earlier, alive[firsts])[codes]
+        dup = np.flatnonzero((earlier[codes] >= 0) | (np.arange(len(codes)) != firsts[codes]))
+        room = _FIRST - len(self.rows)
+        if room > 0:
+            self.rows += alive[dup[:room]].tolist()
+            self.notes += [f"row {alive[d]} has the same {self.what} as row {named[d]}" for d in dup[:room]]
+        self.count += len(dup)
+        self.outputs += int(rows_of[dup].sum())
+        new = firsts[earlier < 0]
+        self.index.add(keys[new], alive[new])
+        return alive[dup]
+
+    def result(self, per_part: list[np.ndarray]) -> Duplicates:
+        return Duplicates(per_part, self.count, tuple(self.rows), tuple(self.notes), self.outputs)
+
+
 def duplicates(infos: Sequence[PartInfo], mapping: Mapping[str, str | None]) -> Duplicates:
     """The records whose key an earlier record kept has, over every part: each named with
     the first record of its key, as ``prepare``'s duplicate-key step names it."""
-    keys = np.concatenate([i.keys for i in infos]) if infos else np.zeros((0, 2), dtype=np.uint64)
-    records = np.concatenate([i.alive for i in infos]) if infos else np.zeros(0, dtype=np.int64)
-    rows_of = np.concatenate([i.rows_of for i in infos]) if infos else np.zeros(0, dtype=np.int64)
-    part_of = np.repeat(np.arange(len(infos)), [len(i.alive) for i in infos])
-    if not len(keys):
-        return Duplicates([np.zeros(0, dtype=np.int64)] * len(infos), 0, (), (), 0)
-    codes = group_codes([keys[:, 0], keys[:, 1]])
-    running = np.maximum.accumulate(np.concatenate(([-1], codes[:-1])))
-    first_seen = codes > running
-    dup = np.flatnonzero(~first_seen)
-    first_of_group = np.flatnonzero(first_seen)
-    what = _key_phrase(mapping)
-    notes = tuple(f"row {records[d]} has the same {what} as row {records[first_of_group[codes[d]]]}" for d in dup[:_FIRST])
-    per_part = [records[dup[part_of[dup] == k]] for k in range(len(infos))]
-    return Duplicates(per_part, len(dup), tuple(records[dup[:_FIRST]].tolist()), notes, int(rows_of[dup].sum()))
+    finder = DuplicateFinder(mapping)
+    return finder.result([finder.add(i.alive, i.keys, i.rows_of) for i in infos])
+
+
+class LeftOutSum:
+    """Parts' left-out reports added as they come: counts and outputs summed, the first
+    twenty record numbers and notes of each reason kept in file order."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.rows: dict[str, list[int]] = {}
+        self.notes: dict[str, list[str]] = {}
+        self.outputs = 0
+
+    def add(self, lo: LeftOut) -> None:
+        self.outputs += lo.outputs
+        for reason, count in lo.counts.items():
+            self.counts[reason] = self.counts.get(reason, 0) + count
+            kept = self.rows.setdefault(reason, [])
+            kept.extend(lo.rows.get(reason, ())[:_FIRST - len(kept)])
+            if lo.notes.get(reason):
+                noted = self.notes.setdefault(reason, [])
+                noted.extend(lo.notes[reason][:_FIRST - len(noted)])
+
+    def result(self, dups: Duplicates) -> LeftOut:
+        """The report with the duplicate keys found (``DuplicateFinder``)."""
+        counts, rows, notes = dict(self.counts), dict(self.rows), dict(self.notes)
+        if dups.count:
+            counts["duplicate key"] = dups.count
+            rows["duplicate key"] = list(dups.rows)
+            notes["duplicate key"] = list(dups.notes)
+        ordered = {name: counts[name] for name in LEFT_OUT_REASONS if name in counts}
+        return LeftOut(counts=ordered, rows={k: tuple(v[:_FIRST]) for k, v in rows.items() if k in ordered},
+                       notes={k: tuple(v[:_FIRST]) for k, v in notes.items() if v}, total=sum(ordered.values()),
+                       outputs=self.outputs + dups.outputs)
 
 
 def left_out(infos: Sequence[PartInfo], dups: Duplicates) -> LeftOut:
     """The parts' left-out reports and the duplicates as one: counts added, the first twenty
     record numbers and notes of each reason in file order."""
-    counts: dict[str, int] = {}
-    rows: dict[str, list[int]] = {}
-    notes: dict[str, list[str]] = {}
-    outputs = dups.outputs
+    total = LeftOutSum()
     for info in infos:
-        lo = info.left_out
-        outputs += lo.outputs
-        for reason, count in lo.counts.items():
-            counts[reason] = counts.get(reason, 0) + count
-            rows.setdefault(reason, []).extend(lo.rows.get(reason, ()))
-            if lo.notes.get(reason):
-                notes.setdefault(reason, []).extend(lo.notes[reason])
-    if dups.count:
-        counts["duplicate key"] = dups.count
-        rows["duplicate key"] = list(dups.rows)
-        notes["duplicate key"] = list(dups.notes)
-    ordered = {name: counts[name] for name in LEFT_OUT_REASONS if name in counts}
-    return LeftOut(counts=ordered, rows={k: tuple(v[:_FIRST]) for k, v in rows.items() if k in ordered},
-                   notes={k: tuple(v[:_FIRST]) for k, v in notes.items() if v}, total=sum(ordered.values()),
-                   outputs=outputs)
+        total.add(info.left_out)
+    return total.result(dups)
 
 
 def systems(infos: Sequence[PartInfo]) -> tuple[Any, ...]:

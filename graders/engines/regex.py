@@ -5,37 +5,28 @@ The ``u`` flag is always on: ``\\d``, ``\\w`` and ``\\b`` are ASCII, ``.`` is on
 point and does not match line terminators without ``s``, ``\\p{…}`` works, ``$`` is the
 very end without ``m``.
 
-Flags (JavaScript's letters, each at most once):
-
-* ``i`` ``m`` ``s`` change matching, as in JavaScript;
-* ``u`` is always on, so writing it changes nothing; ``v`` (unicodeSets: set operations
-  ``--`` ``&&``, ``\\q{…}``, string properties) replaces ``u``, and like JavaScript the
-  two cannot be combined;
-* ``g`` and ``d`` have no effect on one test from index 0 (``g`` only moves
-  ``lastIndex`` between calls, ``d`` only adds match indices);
-* ``y`` (sticky) pins the match to index 0, as ``RegExp.prototype.exec`` does from a
-  fresh ``lastIndex``: ``at="anywhere"`` then behaves as ``at="start"``.
+Flags (JavaScript's letters, each at most once): ``i`` ``m`` ``s`` as in JavaScript; ``u``
+always on; ``v`` (unicodeSets: ``--`` ``&&``, ``\\q{…}``, string properties) replaces ``u``
+and, as in JavaScript, cannot be combined with it; ``g`` and ``d`` change nothing in one
+test from index 0; ``y`` pins the match to index 0 (``at="anywhere"`` is then ``"start"``).
 
 Modes: ``anywhere`` is ``re.exec(text)`` from index 0; ``start`` is the same with the
 sticky flag (a match beginning at index 0); ``whole`` is sticky ``(?:P)(?![\\s\\S])``, a
 match from index 0 whose end is the end of the text whatever ``m`` says, alternatives
 backtracking (``a|ab`` matches ``ab`` whole). Validity is decided on the pattern as given.
 
-Texts travel to V8 as one JSON text per batch (ASCII, so lone surrogates arrive as
-themselves and match as JavaScript matches them); results come back as JSON. Offsets in
-results are code points of the Python text.
+Texts travel to V8 as one ASCII JSON text per batch (lone surrogates arrive as themselves);
+results come back as JSON, their offsets in code points of the Python text.
 
 Time limit: a batch runs in one call whose limit is the per-row limit; V8 records the row
-it is on. When a call is terminated, the row it was on is a time-out if it had the whole
-call to itself; otherwise it started late in the call, and matching resumes at that row
-with a fresh call (so a row is stopped only after running the whole limit alone, and a
-runaway row costs at most twice the limit). A terminated call leaves the context usable.
+it is on. A terminated call's row is a time-out if it had the whole call to itself; else
+matching resumes at that row with a fresh call (a row is stopped only after running the
+whole limit alone; a runaway row costs at most twice the limit). The context stays usable.
 
 Contexts: one V8 isolate per concurrent caller, from a small pool (Streamlit runs each
 session's script in its own thread); each isolate's heap is capped (``HEAP_LIMIT``), and a
-batch that exhausts it is an error for its rows, with a message, never a crash. A process
-forked from one that used V8 starts a fresh pool (V8 runs single-threaded, so a child can
-start its own isolates).
+batch that exhausts it is an error for its rows, with a message, never a crash. A forked
+process starts a fresh pool (V8 runs single-threaded: a child starts its own isolates).
 """
 
 from __future__ import annotations
@@ -66,10 +57,9 @@ from graders.engines.regex_syntax import (  # noqa: F401  (the names this module
 from graders.text.show import visible
 
 __all__ = [
-    "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags",
-    "MatchResult", "TimeoutResult", "ErrorResult", "match_many", "ecma_search",
-    "check_pattern", "python_pattern_hint", "literal", "count_surrogates", "MODES",
-    "ENGINE", "engine_version",
+    "RegexError", "RegexSyntaxError", "RegexTimeout", "Flags", "parse_flags", "MatchResult", "TimeoutResult",
+    "ErrorResult", "match_many", "ecma_search", "check_pattern", "python_pattern_hint", "literal",
+    "count_surrogates", "MODES", "ENGINE", "engine_version", "forget_batches",
 ]
 
 MODES = ("anywhere", "start", "whole")
@@ -274,6 +264,17 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def forget_batches() -> None:
+    """Drop the texts idle isolates keep for the next pattern and let V8 free them (a run
+    scored a block at a time, ``scoring.stream``, is done with a block's)."""
+    with _POOL_LOCK:
+        for iso in _POOL:
+            for key in list(iso.stored):
+                iso.call("drop", key)
+            iso.stored.clear()
+            iso.ctx.low_memory_notification()
 
 
 class _EngineFailed(Exception):

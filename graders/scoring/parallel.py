@@ -300,6 +300,7 @@ def score_to_csv(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     chunk_rows: int = CHUNK_ROWS,
+    run: str | None = None,
 ) -> Tally:
     """Score and write the scored CSV (``write_scored``'s bytes) to ``out`` (a path, or a
     binary file) in one pass: each chunk's lines are formatted where it was scored, in the
@@ -312,6 +313,8 @@ def score_to_csv(
     (``_block_lines``), and no cell travels back: returns the ``Tally`` that
     ``summarize`` reads (statuses, scores and near misses as numbers, BLEU's and chrF's
     corpus statistics summed where the rows were scored, the unknown assertion kinds).
+    ``run``: the run these rows are part of, whose patterns' time-outs add up in each
+    process (``engines.budget``; default: these rows alone).
     """
     header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
@@ -362,7 +365,7 @@ def score_to_csv(
                 files.callback(shutil.rmtree, spool, ignore_errors=True)
             write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
             back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True,
-                           run=os.urandom(8).hex())
+                           run=run or os.urandom(8).hex())
             parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)
     except OutputError:
         raise

@@ -1,0 +1,279 @@
+"""A large CSV, TSV or JSON lines file read a block at a time, so that a run holds one
+block's rows whatever the file's size (the single-process run, ``scoring.stream``).
+
+Each block is the ``ResultsFile`` that ``read_results`` makes of those records of the
+whole file: the same cells, the file's own record numbers (a CSV record's, a JSON line's),
+the same unreadable records and reasons, and the file's columns (JSON lines: every column
+of the file in order of first appearance, a cell absent where a record lacks the field).
+
+``plan`` looks the file over first, a block at a time, and says where the blocks start:
+
+- CSV and TSV: a block ends after a line end outside quotes (quotes counted from the
+  header on) whose record is not blank; every block's quotes must pair off as the C
+  parser reads them (``delimited._quotes_paired``), so no block's reading can depend on
+  another's. The header record is read in front of each block.
+- JSON lines: a block ends at a line end; each block is read for its columns, so that the
+  file's columns are known before the first row is scored.
+- Every block is valid UTF-8 without a NUL byte.
+
+``NotStreamable`` says the file is read whole instead (``read_results``), which then says
+what is wrong with it, if anything: another format, a file no larger than a block, a
+pipe, a quote that does not pair off, a lone CR line end, bytes that are not UTF-8.
+Settings: ``BLOCK_BYTES`` (1 MiB: about 12,000 rows of short answers and sentences).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from graders.readers.delimited import _first_record, _header_width, _quotes_paired, _read_delimited
+from graders.readers.detect import detect
+from graders.readers.files import _FAST, _SPACES, _decode, _sniff
+from graders.readers.frame import (
+    DEFAULT_MAX_BYTES,
+    MAX_COLUMNS,
+    ResultsFile,
+    ResultsFileError,
+    check_columns,
+    headerless_names,
+)
+from graders.readers.jsonfiles import _read_jsonl
+
+BLOCK_BYTES = 1 << 20
+_HEAD = 5 << 20  # read to tell the format: detect's 4 MB + 64 KB and _sniff's 1 MB, whole lines
+
+
+class NotStreamable(Exception):
+    """The file is read whole instead (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    path: str
+    format: str  # csv, tsv or jsonl
+    columns: tuple[str, ...]
+    header: bytes  # CSV and TSV: the header record, read in front of each block
+    widest: str  # what sets a record's number of fields, for the message of a longer one
+    blocks: tuple[tuple[int, int, int], ...]  # (first byte, end byte, records or lines before it)
+
+
+def plan(path: str, *, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, header: bool = True,
+         block_bytes: int | None = None) -> Plan:
+    """Where the blocks of the file at ``path`` start, and its columns; ``NotStreamable``
+    when it is to be read whole. ``format``, ``max_bytes`` and ``header`` as ``read_results``
+    takes them; ``block_bytes``: a block's bytes (``BLOCK_BYTES``)."""
+    block_bytes = block_bytes or BLOCK_BYTES
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise NotStreamable(f"cannot look at the file: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+        raise NotStreamable("not a regular file within max_bytes")
+    if st.st_size <= block_bytes:
+        raise NotStreamable("no larger than a block")
+    if format is not None and format not in ("csv", "tsv", "jsonl"):
+        raise NotStreamable(f"{format} is read whole")
+    name = os.path.basename(path)
+    with open(path, "rb") as fh:
+        head = fh.read(_HEAD)
+        if format is None and detect(head, name) is not None:
+            raise NotStreamable("a harness's own file")
+        whole = len(head) == st.st_size
+        if not whole:
+            head = head[:head.rfind(b"\n") + 1]  # whole lines
+        try:
+            text, bom = _decode(head)
+        except ResultsFileError as e:
+            raise NotStreamable(str(e)) from None
+        fmt = format or (_sniff(text, name)[0] if whole else _format(text, name))
+        if fmt not in ("csv", "tsv", "jsonl"):
+            raise NotStreamable(f"{fmt} is read whole")
+        if fmt == "jsonl":
+            blocks = _scan(fh, bom, st.st_size, block_bytes, _line_cut, lambda data: (data.count(b"\n"), None))
+            return Plan(path, fmt, _jsonl_columns(fh, blocks), b"", "", blocks)
+        return _delimited(fh, path, head, text, bom, fmt, header, st.st_size, block_bytes)
+
+
+def read_blocks(p: Plan) -> Iterator[ResultsFile]:
+    """The file's blocks as ``plan`` found them, each a ``ResultsFile`` numbered as the file
+    is; ``NotStreamable`` should a block not read as it did then."""
+    sep = "\t" if p.format == "tsv" else ","
+    with open(p.path, "rb") as fh:
+        for a, b, before in p.blocks:
+            fh.seek(a)
+            data = fh.read(b - a)
+            was = gc.isenabled()
+            gc.disable()  # as read_results reads: many small containers
+            try:
+                if p.format == "jsonl":
+                    f = _read_jsonl(str(data, "utf-8").split("\n"))
+                    frame = _with_columns(f.frame, p.columns)
+                else:
+                    f = _read_delimited(p.header + data, 0, sep, p.format, p.widest)
+                    frame = f.frame
+            except (ResultsFileError, UnicodeDecodeError) as e:
+                raise NotStreamable(str(e)) from None
+            finally:
+                if was:
+                    gc.enable()
+            del data
+            yield ResultsFile(frame=frame, records=tuple(before + r for r in f.records), format=p.format,
+                              unreadable=tuple((before + r, why) for r, why in f.unreadable), columns=p.columns)
+
+
+# --------------------------------------------------------------------------- the format
+
+
+def _format(text: str, name: str) -> str:
+    """``_sniff``'s answer for the whole file, from its first lines (the file is longer),
+    where they settle it."""
+    start = _SPACES.match(text).end()
+    if len(text) - start <= (1 << 20) + 1:  # _sniff's samples reach a megabyte in: they must be whole here
+        raise NotStreamable("the first lines are too long to tell the format from")
+    if text[start] in "{[":  # the first value must end here, and another follow, for _sniff to say the same
+        try:
+            _, end = _FAST.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            raise NotStreamable("the first value does not end in the first lines") from None
+        if not text[end:].strip():
+            raise NotStreamable("one value in the first lines")
+    return _sniff(text, name)[0]
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+def _scan(fh, start: int, size: int, block_bytes: int, cut, check) -> tuple[tuple[int, int, int], ...]:  # noqa: ANN001
+    """The blocks from byte ``start``: ``cut(data)`` where a block of ``data`` may end (-1:
+    read more), ``check(data)`` a whole block's (records, None) or raises ``NotStreamable``."""
+    blocks: list[tuple[int, int, int]] = []
+    pos, before = start, 0
+    fh.seek(pos)
+    data = b""
+    while pos < size:
+        more = fh.read(max(block_bytes - len(data), block_bytes // 4))
+        data += more
+        end = len(data) if not more or pos + len(data) >= size else cut(data)
+        if end < 0:
+            continue  # a record longer than a block: the block grows
+        block = data[:end]
+        if b"\x00" in block:
+            raise NotStreamable("a NUL byte")
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            raise NotStreamable("not UTF-8") from None
+        records, _ = check(block)
+        blocks.append((pos, pos + end, before))
+        before += records
+        pos += end
+        data = data[end:]
+        if not more:
+            break
+    return tuple(blocks)
+
+
+def _line_cut(data: bytes) -> int:
+    return data.rfind(b"\n") + 1 or -1
+
+
+def _record_ends(data: bytes) -> np.ndarray:
+    """Where the records of ``data`` (quotes paired up to its start) end: each line feed
+    after an even number of quotes."""
+    b = np.frombuffer(data, dtype=np.uint8)
+    feeds = np.flatnonzero(b == 10)
+    quotes = np.flatnonzero(b == 34)
+    return feeds[np.searchsorted(quotes, feeds) % 2 == 0]
+
+
+def _record_cut(data: bytes) -> int:
+    """After the last record end of ``data`` whose record is not blank (a blank line at a
+    block's end would be read as the file's end, not as a record)."""
+    ends = _record_ends(data)
+    for k in range(len(ends) - 1, -1, -1):
+        start = ends[k - 1] + 1 if k else 0
+        if data[start:ends[k]].strip(b" \t\r"):
+            return int(ends[k]) + 1
+    return -1
+
+
+def _delimited(fh, path: str, head: bytes, text: str, bom: int, fmt: str, header: bool, size: int,  # noqa: ANN001
+               block_bytes: int) -> Plan:
+    from graders.readers.files import _blank_lines
+
+    sep = "\t" if fmt == "tsv" else ","
+    skip = bom + _blank_lines(text, sep)  # blank lines are ASCII: characters are bytes
+    if header:
+        ends = _record_ends(head[skip:])
+        if not len(ends):
+            raise NotStreamable("the header does not end in the first lines")
+        first, start, widest = head[skip:skip + int(ends[0]) + 1], skip + int(ends[0]) + 1, "the header"
+    else:
+        fields = _first_record(text, skip - bom, sep)
+        if not fields or len(fields) > MAX_COLUMNS:
+            raise NotStreamable("the first record is malformed or too wide")
+        first, start, widest = (sep.join(headerless_names(len(fields))) + "\n").encode("utf-8"), skip, "the first row"
+    if _header_width(first, 0, sep) > MAX_COLUMNS or not _quotes_paired(first, 0, sep):
+        raise NotStreamable("the header is read whole")
+    try:
+        check_columns(_header_width(first, 0, sep), f"{widest} has")
+        columns = _read_delimited(first, 0, sep, fmt, widest).columns
+    except ResultsFileError as e:
+        raise NotStreamable(str(e)) from None
+
+    def check(block: bytes) -> tuple[int, None]:
+        if not _quotes_paired(block, 0, sep):
+            raise NotStreamable("quotes that do not pair off")
+        b = np.frombuffer(block, dtype=np.uint8)
+        cr = np.flatnonzero(b == 13)
+        if len(cr) and (cr[-1] == len(b) - 1 or (b[cr[cr < len(b) - 1] + 1] != 10).any()):
+            raise NotStreamable("a CR line end")
+        records = len(_record_ends(block))
+        return records + (1 if not block.endswith(b"\n") else 0), None
+
+    blocks = _scan(fh, start, size, block_bytes, _record_cut, check)
+    return Plan(path, fmt, tuple(columns), first, widest, blocks)
+
+
+def _jsonl_columns(fh, blocks: tuple[tuple[int, int, int], ...]) -> tuple[str, ...]:  # noqa: ANN001
+    """The file's columns in order of first appearance, each block read as ``read_blocks`` reads it."""
+    columns: dict[str, None] = {}
+    for a, b, _ in blocks:
+        fh.seek(a)
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            found = _read_jsonl(str(fh.read(b - a), "utf-8").split("\n")).columns
+        except ResultsFileError as e:
+            raise NotStreamable(str(e)) from None
+        finally:
+            if was:
+                gc.enable()
+        columns.update(dict.fromkeys(found))
+        if len(columns) > MAX_COLUMNS:
+            raise NotStreamable("too many columns")
+    return tuple(columns)
+
+
+def _with_columns(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """``frame`` with exactly ``columns``, in order: an absent cell None where it lacks one."""
+    if tuple(frame.columns) == columns:
+        return frame
+    n = len(frame)
+    have = set(frame.columns)
+    data = {}
+    for i, c in enumerate(columns):
+        if c in have:
+            data[i] = frame[c].to_numpy(dtype=object)
+        else:
+            data[i] = np.full(n, None, dtype=object)
+    out = pd.DataFrame(data, index=pd.RangeIndex(n), columns=range(len(columns)), dtype=object, copy=False)
+    out.columns = pd.Index(list(columns), dtype=object)
+    return out

@@ -90,12 +90,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _read(args: argparse.Namespace) -> Any:
+def _reading(args: argparse.Namespace) -> dict[str, Any]:
     from graders.readers.files import max_bytes_of
+
+    return {"format": args.format, "max_bytes": max_bytes_of(args.max_mb), "header": not args.no_header}
+
+
+def _read(args: argparse.Namespace) -> Any:
     from graders.readers.several import read_inputs
 
-    return read_inputs(args.files, getattr(args, "ref", []), getattr(args, "hyp", []), most=2 if args.command == "compare" else None,
-                       format=args.format, max_bytes=max_bytes_of(args.max_mb), header=not args.no_header)
+    return read_inputs(args.files, getattr(args, "ref", []), getattr(args, "hyp", []),
+                       most=2 if args.command == "compare" else None, **_reading(args))
 
 
 def _write(f: TextIO, text: str, path: str) -> None:
@@ -115,7 +120,7 @@ def _workers(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from graders.distributed.command import score_on_cluster
-    from graders.pipeline import resolve_mapping, score_prepared
+    from graders.pipeline import resolve_mapping, score_path, score_prepared
     from graders.registry import REGISTRY
     from graders.scoring.summary import (
         check_fail_under,
@@ -131,11 +136,17 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_fail_under(gates, config)
     with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
-        file = None if args.scheduler else _read(args)
+        streamed = not args.scheduler and len(args.files) == 1 and not (args.by or args.ref or args.hyp)
+        file = None if args.scheduler or streamed else _read(args)
         try:
             out = files.enter_context(spreadsheet_safe_output(args.out)) if args.spreadsheet_safe else args.out
-            run = score_on_cluster(args, config, sys.stdout.buffer if out == STDOUT else out) if file is None else score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
-                                 workers=_workers(args), write_to=sys.stdout.buffer if out == STDOUT else out, by=args.by)
+            to = sys.stdout.buffer if out == STDOUT else out
+            if file is not None:
+                run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
+                                     workers=_workers(args), write_to=to, by=args.by)
+            else:  # a large CSV, TSV or JSON lines file a block at a time; or on a cluster
+                run = score_path(args.files[0], config, write_to=to, include_output=args.include_output,
+                                 workers=_workers(args), **_reading(args)) if streamed else score_on_cluster(args, config, to)
             if args.out == STDOUT:
                 sys.stdout.flush()
         except OSError as e:  # OutputError, or standard output's flush

@@ -11,11 +11,12 @@ import pandas as pd
 
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
-from graders.scoring.agreement import run_agreement
 from graders.scoring.limits import check_max_bytes, check_workers
 from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
+from graders.scoring.reduce import run_agreement
 from graders.scoring.rows import Prepared, prepare
 from graders.scoring.slices import check_column, slice_summary
+from graders.scoring.stream import PartsRun
 from graders.scoring.summary import Tally, extracting_graders, summarize
 
 
@@ -128,3 +129,44 @@ def score_file(
     return score_prepared(
         file, config, include_output=include_output, workers=workers, progress=progress, cancel=cancel, by=by
     )
+
+
+def score_path(
+    path: str | os.PathLike[str],
+    config: RunConfig | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    write_to: Any,
+    format: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    header: bool = True,
+    include_output: bool = False,
+    workers: int | None = None,
+) -> ScoreRun | PartsRun:
+    """``score_file`` for the file at ``path``, its scored CSV written to ``write_to`` (a
+    path, replaced whole at the end, or a binary file): a CSV, TSV or JSON lines file larger
+    than a block is scored a block at a time (``readers.chunks``, ``scoring.stream``: the
+    run holds one block's rows, ``chunks.BLOCK_BYTES``, whatever the file's size), with the
+    same scored file and summary; any other file is read whole (``score_prepared``). Returns
+    a ``PartsRun`` or a ``ScoreRun``: both have ``summary``."""
+    from graders.readers.chunks import NotStreamable, plan, read_blocks
+    from graders.scoring.stream import NoRows, score_blocks, scored_output
+
+    config = as_run_config(config)
+    workers, max_bytes = check_workers(workers), check_max_bytes(max_bytes)
+    path = os.fspath(path)
+    try:
+        blocks = plan(path, format=format, max_bytes=max_bytes, header=header)
+    except NotStreamable:
+        blocks = None
+    if blocks is not None:
+        shape = ResultsFile(frame=None, records=(), format=blocks.format, unreadable=(), columns=blocks.columns)
+        try:
+            with scored_output(write_to) as out:
+                spool = os.path.dirname(os.path.abspath(write_to)) if isinstance(write_to, (str, os.PathLike)) \
+                    and os.fspath(write_to) != "-" else None  # beside the output: its disk, not a RAM one
+                return score_blocks(lambda: read_blocks(blocks), blocks.columns, config, resolve_mapping(shape, config),
+                                    out=out, include_output=include_output, workers=workers or 1, spool=spool)
+        except (NotStreamable, NoRows):  # nothing written: read whole, which says what is wrong
+            pass
+    file = read_results(path, format=format, max_bytes=max_bytes, header=header)
+    return score_prepared(file, config, include_output=include_output, workers=workers, write_to=write_to)

@@ -16,32 +16,19 @@ and the old output stays as it was.
 from __future__ import annotations
 
 import glob
-import io
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
+from graders.config import RunConfig, as_run_config, suggest_mapping
 from graders.distributed.cluster import ClusterError, require_dask
 from graders.readers.frame import DEFAULT_MAX_BYTES, ResultsFile, ResultsFileError
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
-from graders.scoring.agreement import add_agreement, column_verdicts
-from graders.scoring.output import SCORED_COLUMNS, STDOUT, csv_cell, text_output
 from graders.scoring.rows import LeftOut, Prepared
+from graders.scoring.stream import PartsRun, header_line, raw_statistics, run_summary, score_part, scored_output
 
-
-@dataclass(frozen=True)
-class ClusterRun:
-    """A run scored on a cluster: its summary (``summarize``'s, cell for cell), the mapping
-    used, the left-out report, and how many parts the rows were scored in. The scored rows
-    are in the file written (``write_to``)."""
-
-    summary: dict[str, Any]
-    mapping: Mapping[str, str | None]
-    left_out: LeftOut
-    parts: int
+ClusterRun = PartsRun  # a run scored on a cluster: summary, mapping, left-out report, parts
 
 
 def expand(patterns: Sequence[str]) -> list[str]:
@@ -150,104 +137,26 @@ def _ddf_parts(client: Any, ddf: Any, config: RunConfig, records: str | None,
 # --------------------------------------------------------------------------- scoring
 
 
-class _Lines:
-    """A binary sink for ``score_to_csv`` that keeps the lines and drops the header (the
-    client writes it once)."""
-
-    def __init__(self) -> None:
-        self.pieces: list[bytes] = []
-        self.header = True
-
-    def write(self, data: bytes) -> None:
-        if self.header:
-            self.header = False
-        else:
-            self.pieces.append(data)
-
-    def writelines(self, data: list[bytes]) -> None:
-        self.pieces.extend(data)
-
-
-def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output: bool,
-               cases: bool) -> tuple[bytes, R.Piece]:
-    """One part scored on a worker: its scored file's lines and its summary ``Piece``."""
-    from graders.scoring.agreement import run_agreement
-    from graders.scoring.parallel import score_to_csv
-
-    rows = P.kept_rows(part, duplicates)
-    sink = _Lines()
-    tally = score_to_csv(rows, config, sink, include_output=include_output, workers=1)
-    piece = R.piece(tally, rows, cases)
-    if part.file is not None:
-        kept = Prepared(rows, part.prepared.left_out, part.prepared.systems)
-        piece.agreement = run_agreement(part.file, kept, config, tally)
-        piece.not_verdicts = column_verdicts(part.file)[1]
-    return b"".join(sink.pieces), piece
-
-
-def raw_statistics(part: P.Part, duplicates: Any, name: str, system: Any) -> list[int]:
-    """BLEU's or chrF's corpus statistics of one system's outputs as written, in one part."""
-    from graders.text.ngrams import corpus_statistics
-
-    rows = P.kept_rows(part, duplicates)
-    rows = rows[rows["system"].to_numpy(dtype=object) == system]
-    if name == "bleu":
-        from graders.metrics.bleu import N_STATS, segment_statistics
-    else:
-        from graders.metrics.chrf import N_STATS, segment_statistics
-    return corpus_statistics(f"corpus_{name}", list(rows["output"]), [list(r) for r in rows["refs"]],
-                             segment_statistics, N_STATS)
-
-
-@contextmanager
-def _sink(write_to: Any) -> Iterator[Any]:
-    """Where the scored lines go, opened before anything is read (a path that cannot be
-    written fails first): a path replaced whole when the block ends without an error, the
-    old file kept otherwise (``output.text_output``); ``"-"``: standard output; a binary
-    file as it is; None: nowhere."""
-    if write_to is None:
-        yield None
-    elif isinstance(write_to, (str, os.PathLike)) and os.fspath(write_to) != STDOUT:
-        with text_output(os.fspath(write_to)) as out:
-            out.flush()
-            yield out.buffer
-    else:
-        sink = write_to if not isinstance(write_to, (str, os.PathLike)) else io.open(1, "wb", closefd=False)
-        yield sink
-        sink.flush()
-
-
 def _score(client: Any, parts: _Parts, config: RunConfig, *, include_output: bool, sink: Any) -> ClusterRun:
     has_repeat = any(i.has_repeat for i in parts.infos)
     scored = [client.submit(score_part, f, d, config, include_output, has_repeat, pure=False)
               for f, d in zip(parts.futures, parts.dups.per_part)]
-    header = (",".join(map(csv_cell, list(SCORED_COLUMNS) + (["output"] if include_output else []))) + "\n").encode()
     pieces: list[R.Piece] = []
     if sink is not None:
-        sink.write(header)
+        sink.write(header_line(include_output))
     for k, future in enumerate(scored):
         data, piece = _result(future, f"part {k + 1} of {len(scored)}")
         scored[k] = None  # the part's lines are let go as soon as they are written
         if sink is not None:
             sink.write(data)
         pieces.append(piece)
-    graders = config.grader_names
 
     def raw(name: str, system: Any) -> list[int]:
         sums = _gather([client.submit(raw_statistics, f, d, name, system, pure=False)
                         for f, d in zip(parts.futures, parts.dups.per_part)], "the corpus statistics")
         return [sum(col) for col in zip(*sums)]
 
-    summary = R.summary(pieces, graders=graders, left_out=parts.left_out.to_dict(),
-                        config={**config.to_dict(), "columns": mapping_dict(parts.mapping)}, has_repeat=has_repeat,
-                        raw_corpus=raw)
-    agreement: dict[str, Any] = {}
-    for piece in pieces:
-        add_agreement(agreement, piece.agreement)
-    others = set().union(*(piece.not_verdicts for piece in pieces)) if pieces else set()
-    agreement = {c: agreement[c] for c in parts.columns if c in agreement and c not in others}
-    if agreement:
-        summary["harness_agreement"] = agreement
+    summary = run_summary(pieces, config, parts.mapping, parts.left_out, parts.columns, has_repeat, raw)
     return ClusterRun(summary, parts.mapping, parts.left_out, len(pieces))
 
 
@@ -262,7 +171,7 @@ def score_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | st
     written) and the summary returned."""
     client = _client(client)
     config = as_run_config(config)
-    with _sink(write_to) as sink:
+    with scored_output(write_to) as sink:
         parts = _file_parts(client, expand(paths), config, format=format, max_bytes=max_bytes, header=header,
                             partition_rows=partition_rows, mapping=mapping)
         return _score(client, parts, config, include_output=include_output, sink=sink)
@@ -278,7 +187,7 @@ def score_ddf(ddf: Any, config: RunConfig | Mapping[str, Any] | str | os.PathLik
     rows are numbered 1, 2, … in order over the partitions. ``write_to`` as in ``score_files``."""
     client = _client(client)
     config = as_run_config(config)
-    with _sink(write_to) as sink:
+    with scored_output(write_to) as sink:
         parts = _ddf_parts(client, ddf, config, records, mapping)
         return _score(client, parts, config, include_output=include_output, sink=sink)
 

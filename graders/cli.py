@@ -136,7 +136,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_fail_under(gates, config)
     with written_together(args.out, args.summary), ExitStack() as files:  # both files, or neither
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
-        streamed = not args.scheduler and len(args.files) == 1 and not (args.by or args.ref or args.hyp)
+        streamed = not args.scheduler and args.files and not (args.by or args.ref or args.hyp)
         file = None if args.scheduler or streamed else _read(args)
         try:
             out = files.enter_context(spreadsheet_safe_output(args.out)) if args.spreadsheet_safe else args.out
@@ -145,7 +145,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 run = score_prepared(file, config, mapping=resolve_mapping(file, config), include_output=args.include_output,
                                      workers=_workers(args), write_to=to, by=args.by)
             else:  # a large CSV, TSV or JSON lines file a block at a time; or on a cluster
-                run = score_path(args.files[0], config, write_to=to, include_output=args.include_output,
+                run = score_path(args.files, config, write_to=to, include_output=args.include_output,
                                  workers=_workers(args), **_reading(args)) if streamed else score_on_cluster(args, config, to)
             if args.out == STDOUT:
                 sys.stdout.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -132,7 +132,7 @@ def score_file(
 
 
 def score_path(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     config: RunConfig | Mapping[str, Any] | str | os.PathLike[str],
     *,
     write_to: Any,
@@ -142,20 +142,22 @@ def score_path(
     include_output: bool = False,
     workers: int | None = None,
 ) -> ScoreRun | PartsRun:
-    """``score_file`` for the file at ``path``, its scored CSV written to ``write_to`` (a
-    path, replaced whole at the end, or a binary file): a CSV, TSV or JSON lines file larger
-    than a block is scored a block at a time (``readers.chunks``, ``scoring.stream``: the
-    run holds one block's rows, ``chunks.BLOCK_BYTES``, whatever the file's size), with the
-    same scored file and summary; any other file is read whole (``score_prepared``). Returns
-    a ``PartsRun`` or a ``ScoreRun``: both have ``summary``."""
-    from graders.readers.chunks import NotStreamable, plan, read_blocks
+    """``score_file`` for the file at ``path`` (or several files, read as one as
+    ``readers.several.read_several`` reads them), its scored CSV written to ``write_to`` (a
+    path, replaced whole at the end, or a binary file): CSV, TSV and JSON lines files are
+    scored a block at a time (``readers.chunks``, ``scoring.stream``: the run holds a few
+    blocks' rows, ``chunks.BLOCK_BYTES``, whatever the files' size), with the same scored
+    file and summary; one file no larger than a block, or any other, is read whole
+    (``score_prepared``). Returns a ``PartsRun`` or a ``ScoreRun``: both have ``summary``."""
+    from graders.readers.chunks import NotStreamable, plan_files, read_planned
+    from graders.readers.several import read_several
     from graders.scoring.stream import NoRows, score_blocks, scored_output
 
     config = as_run_config(config)
     workers, max_bytes = check_workers(workers), check_max_bytes(max_bytes)
-    path = os.fspath(path)
+    paths = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
     try:
-        blocks = plan(path, format=format, max_bytes=max_bytes, header=header)
+        blocks = plan_files(paths, format=format, max_bytes=max_bytes, header=header)
     except NotStreamable:
         blocks = None
     if blocks is not None:
@@ -164,9 +166,9 @@ def score_path(
             with scored_output(write_to) as out:
                 spool = os.path.dirname(os.path.abspath(write_to)) if isinstance(write_to, (str, os.PathLike)) \
                     and os.fspath(write_to) != "-" else None  # beside the output: its disk, not a RAM one
-                return score_blocks(lambda: read_blocks(blocks), blocks.columns, config, resolve_mapping(shape, config),
+                return score_blocks(lambda: read_planned(blocks), blocks.columns, config, resolve_mapping(shape, config),
                                     out=out, include_output=include_output, workers=workers or 1, spool=spool)
         except (NotStreamable, NoRows):  # nothing written: read whole, which says what is wrong
             pass
-    file = read_results(path, format=format, max_bytes=max_bytes, header=header)
+    file = read_several(paths, format=format, max_bytes=max_bytes, header=header)
     return score_prepared(file, config, include_output=include_output, workers=workers, write_to=write_to)

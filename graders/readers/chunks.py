@@ -28,7 +28,7 @@ import gc
 import os
 import stat
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -65,10 +65,11 @@ class Plan:
 
 
 def plan(path: str, *, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, header: bool = True,
-         block_bytes: int | None = None) -> Plan:
+         block_bytes: int | None = None, small: bool = False) -> Plan:
     """Where the blocks of the file at ``path`` start, and its columns; ``NotStreamable``
     when it is to be read whole. ``format``, ``max_bytes`` and ``header`` as ``read_results``
-    takes them; ``block_bytes``: a block's bytes (``BLOCK_BYTES``)."""
+    takes them; ``block_bytes``: a block's bytes (``BLOCK_BYTES``); ``small``: a file no
+    larger than a block is one block (one of several files), not read whole."""
     block_bytes = block_bytes or BLOCK_BYTES
     try:
         st = os.stat(path)
@@ -76,7 +77,7 @@ def plan(path: str, *, format: str | None = None, max_bytes: int = DEFAULT_MAX_B
         raise NotStreamable(f"cannot look at the file: {e.strerror}") from None
     if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
         raise NotStreamable("not a regular file within max_bytes")
-    if st.st_size <= block_bytes:
+    if st.st_size <= block_bytes and not small:
         raise NotStreamable("no larger than a block")
     if format is not None and format not in ("csv", "tsv", "jsonl"):
         raise NotStreamable(f"{format} is read whole")
@@ -99,6 +100,57 @@ def plan(path: str, *, format: str | None = None, max_bytes: int = DEFAULT_MAX_B
             blocks = _scan(fh, bom, st.st_size, block_bytes, _line_cut, lambda data: (data.count(b"\n"), None))
             return Plan(path, fmt, _jsonl_columns(fh, blocks), b"", "", blocks)
         return _delimited(fh, path, head, text, bom, fmt, header, st.st_size, block_bytes)
+
+
+@dataclass(frozen=True)
+class Several:
+    """Several files planned as ``read_several`` stacks them: each file's rows with a
+    ``version`` column named after the file where it has none and a ``file`` column, the
+    columns of all in order, record numbers going on from file to file."""
+
+    plans: tuple[Plan, ...]
+    names: tuple[str, ...]  # each file's system name (readers.several.system_names)
+    columns: tuple[str, ...]
+    format: str
+
+
+def plan_files(paths: Sequence[str], *, format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+               header: bool = True, block_bytes: int | None = None) -> Plan | Several:
+    """``plan`` for the files ``gradeboard score`` was given: one file's ``Plan``, or
+    several files' (``NotStreamable`` when any is to be read whole, or one is named twice)."""
+    if len(paths) == 1:
+        return plan(paths[0], format=format, max_bytes=max_bytes, header=header, block_bytes=block_bytes)
+    from graders.readers.several import system_names
+
+    if not paths or len(set(map(os.path.realpath, paths))) != len(paths):
+        raise NotStreamable("no file, or one named twice")
+    plans = tuple(plan(p, format=format, max_bytes=max_bytes, header=header, block_bytes=block_bytes, small=True)
+                  for p in paths)
+    columns: dict[str, None] = {}
+    for p in plans:
+        columns.update(dict.fromkeys([*p.columns, "version", "file"]))
+    return Several(plans, tuple(system_names(list(paths))), tuple(columns),
+                   "+".join(dict.fromkeys(p.format for p in plans)))
+
+
+def read_planned(p: Plan | Several) -> Iterator[ResultsFile]:
+    """The blocks of ``plan_files``' files, in order, numbered as ``read_several`` numbers them."""
+    if isinstance(p, Plan):
+        yield from read_blocks(p)
+        return
+    offset = 0
+    for one, name in zip(p.plans, p.names):
+        last = 0
+        for block in read_blocks(one):
+            frame = block.frame.copy(deep=False)
+            if "version" not in one.columns:
+                frame["version"] = name
+            frame["file"] = os.path.basename(one.path)
+            yield ResultsFile(frame=_with_columns(frame, p.columns), records=tuple(offset + r for r in block.records),
+                              format=p.format, unreadable=tuple((offset + r, why) for r, why in block.unreadable),
+                              columns=p.columns)
+            last = max([last, *block.records, *(r for r, _ in block.unreadable)])
+        offset += last
 
 
 def read_blocks(p: Plan) -> Iterator[ResultsFile]:
@@ -158,7 +210,7 @@ def _scan(fh, start: int, size: int, block_bytes: int, cut, check) -> tuple[tupl
     fh.seek(pos)
     data = b""
     while pos < size:
-        more = fh.read(max(block_bytes - len(data), block_bytes // 4))
+        more = fh.read(max(1, min(max(block_bytes - len(data), block_bytes // 4), size - pos - len(data) + 1)))
         data += more
         end = len(data) if not more or pos + len(data) >= size else cut(data)
         if end < 0:

@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 import graders.readers.chunks as chunks
 from graders.cli import main
-from graders.pipeline import score_path
+from graders.config import as_run_config
+from graders.pipeline import score_path, score_prepared
+from graders.readers.several import read_several
 from graders.scoring import parts as P
 from graders.scoring.stream import PartsRun
 
@@ -99,6 +101,25 @@ def _counting(seen: list) -> type:
             super().__init__(*a)
             seen.append(self.parts)
     return Counted
+
+
+def test_several_files_stream_as_they_are_read_as_one(monkeypatch, tmp_path):
+    """Two runs and a small third file: a version column named after each file where it
+    has none, a file column, record numbers going on from file to file."""
+    first, rep = _rows(7, 900)
+    _write(tmp_path / "model-a.jsonl", first, rep)
+    second, rep2 = _rows(9, 900)
+    _write(tmp_path / "model-b.jsonl", [{k: v for k, v in r.items() if k != "version"} for r in second], rep2)
+    (tmp_path / "small.csv").write_text("id,expected,output\n1,a,a\n")
+    files = [str(tmp_path / n) for n in ("model-a.jsonl", "model-b.jsonl", "small.csv")]
+    (tmp_path / "c.json").write_text(json.dumps(TWELVE))
+    whole = score_prepared(read_several(files), as_run_config(TWELVE), write_to=tmp_path / "whole.csv", workers=2)
+    monkeypatch.setattr(chunks, "BLOCK_BYTES", 5000)
+    run = score_path(files, tmp_path / "c.json", write_to=tmp_path / "blocks.csv", workers=2)
+    assert isinstance(run, PartsRun) and run.parts > 10
+    assert (tmp_path / "blocks.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert run.summary == whole.summary
+    assert set(run.summary["systems"]) >= {"A", "B", "model-b", "small"}
 
 
 def test_a_duplicate_in_a_later_block_is_named_with_its_first_row(monkeypatch, tmp_path):

@@ -24,6 +24,7 @@ from graders.config import as_run_config
 from graders.pipeline import score_path, score_prepared
 from graders.readers.several import read_several
 from graders.scoring import parts as P
+from graders.scoring import stream
 from graders.scoring.stream import PartsRun
 
 TWELVE = {"graders": [
@@ -120,6 +121,24 @@ def test_several_files_stream_as_they_are_read_as_one(monkeypatch, tmp_path):
     assert (tmp_path / "blocks.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
     assert run.summary == whole.summary
     assert set(run.summary["systems"]) >= {"A", "B", "model-b", "small"}
+
+
+def test_a_corpus_figure_from_the_outputs_as_written_takes_a_second_pass(monkeypatch, tmp_path):
+    """BLEU with extraction: a row with nothing extracted has no sentence statistics, so the
+    corpus figure is taken from the outputs as written, over the blocks again."""
+    rng = random.Random(3)
+    rows = [{"id": str(i), "expected": rng.choice(["42", "7"]), "version": rng.choice(["A", "B"]),
+             "output": rng.choice(["The answer is #### 42", "no number here", "#### 7 apples", "so 3 + 4 = 7"])}
+            for i in range(600)]
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ("--grader", "bleu:extract=gsm8k", "--grader", "chrf:extract=gsm8k")
+    whole = _score(monkeypatch, tmp_path, tmp_path / "r.jsonl", 1 << 40, *args)
+    passes = []
+    real = stream.raw_statistics
+    monkeypatch.setattr(stream, "raw_statistics", lambda *a: passes.append(a[2:]) or real(*a))
+    streamed = _score(monkeypatch, tmp_path, tmp_path / "r.jsonl", 3000, *args)
+    assert streamed == whole and whole[2]["corpus"]["A"]["bleu"]["corpus"] is not None
+    assert ("bleu", "A") in passes
 
 
 def test_a_duplicate_in_a_later_block_is_named_with_its_first_row(monkeypatch, tmp_path):

@@ -210,7 +210,9 @@ def _scan(fh, start: int, size: int, block_bytes: int, cut, check) -> tuple[tupl
     fh.seek(pos)
     data = b""
     while pos < size:
-        more = fh.read(max(1, min(max(block_bytes - len(data), block_bytes // 4), size - pos - len(data) + 1)))
+        # up to a block; past it (a record longer than a block) as much again: linear in the record
+        want = block_bytes - len(data) if len(data) < block_bytes else len(data)
+        more = fh.read(max(1, min(want, size - pos - len(data) + 1)))
         data += more
         end = len(data) if not more or pos + len(data) >= size else cut(data)
         if end < 0:

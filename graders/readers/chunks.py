@@ -81,25 +81,33 @@ def plan(path: str, *, format: str | None = None, max_bytes: int = DEFAULT_MAX_B
         raise NotStreamable("no larger than a block")
     if format is not None and format not in ("csv", "tsv", "jsonl"):
         raise NotStreamable(f"{format} is read whole")
+    try:
+        with open(path, "rb") as fh:
+            return _plan_open(fh, path, st.st_size, format, header, block_bytes)
+    except OSError as e:  # reading it whole says why it cannot be read
+        raise NotStreamable(f"cannot read the file: {e.strerror}") from None
+
+
+def _plan_open(fh, path: str, size: int, format: str | None, header: bool, block_bytes: int) -> Plan:  # noqa: ANN001
+    """``plan``'s look at the open file: its format from its first lines, then its blocks."""
     name = os.path.basename(path)
-    with open(path, "rb") as fh:
-        head = fh.read(_HEAD)
-        if format is None and detect(head, name) is not None:
-            raise NotStreamable("a harness's own file")
-        whole = len(head) == st.st_size
-        if not whole:
-            head = head[:head.rfind(b"\n") + 1]  # whole lines
-        try:
-            text, bom = _decode(head)
-        except ResultsFileError as e:
-            raise NotStreamable(str(e)) from None
-        fmt = format or (_sniff(text, name)[0] if whole else _format(text, name))
-        if fmt not in ("csv", "tsv", "jsonl"):
-            raise NotStreamable(f"{fmt} is read whole")
-        if fmt == "jsonl":
-            blocks = _scan(fh, bom, st.st_size, block_bytes, _line_cut, lambda data: (data.count(b"\n"), None))
-            return Plan(path, fmt, _jsonl_columns(fh, blocks), b"", "", blocks)
-        return _delimited(fh, path, head, text, bom, fmt, header, st.st_size, block_bytes)
+    head = fh.read(_HEAD)
+    if format is None and detect(head, name) is not None:
+        raise NotStreamable("a harness's own file")
+    whole = len(head) == size
+    if not whole:
+        head = head[:head.rfind(b"\n") + 1]  # whole lines
+    try:
+        text, bom = _decode(head)
+    except ResultsFileError as e:
+        raise NotStreamable(str(e)) from None
+    fmt = format or (_sniff(text, name)[0] if whole else _format(text, name))
+    if fmt not in ("csv", "tsv", "jsonl"):
+        raise NotStreamable(f"{fmt} is read whole")
+    if fmt == "jsonl":
+        blocks = _scan(fh, bom, size, block_bytes, _line_cut, lambda data: (data.count(b"\n"), None))
+        return Plan(path, fmt, _jsonl_columns(fh, blocks), b"", "", blocks)
+    return _delimited(fh, path, head, text, bom, fmt, header, size, block_bytes)
 
 
 @dataclass(frozen=True)
@@ -157,10 +165,17 @@ def read_blocks(p: Plan) -> Iterator[ResultsFile]:
     """The file's blocks as ``plan`` found them, each a ``ResultsFile`` numbered as the file
     is; ``NotStreamable`` should a block not read as it did then."""
     sep = "\t" if p.format == "tsv" else ","
-    with open(p.path, "rb") as fh:
+    try:
+        fh = open(p.path, "rb")
+    except OSError as e:
+        raise NotStreamable(f"cannot read the file: {e.strerror}") from None
+    with fh:
         for a, b, before in p.blocks:
-            fh.seek(a)
-            data = fh.read(b - a)
+            try:
+                fh.seek(a)
+                data = fh.read(b - a)
+            except OSError as e:
+                raise NotStreamable(f"cannot read the file: {e.strerror}") from None
             was = gc.isenabled()
             gc.disable()  # as read_results reads: many small containers
             try:

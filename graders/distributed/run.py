@@ -53,6 +53,14 @@ def _client(client: Any) -> Any:
         raise ClusterError("no Dask client: pass client=, or start one (distributed.Client(...))") from None
 
 
+def _threads(client: Any) -> int:
+    """The cluster's worker threads (1 when the scheduler does not say)."""
+    try:
+        return max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+    except (AttributeError, KeyError, TypeError):  # a scheduler that does not say: a few parts ahead anyway
+        return 1
+
+
 def _gather(futures: Sequence[Any], what: str) -> list[Any]:
     return [_result(f, what) for f in futures]
 
@@ -139,14 +147,23 @@ def _ddf_parts(client: Any, ddf: Any, config: RunConfig, records: str | None,
 
 def _score(client: Any, parts: _Parts, config: RunConfig, *, include_output: bool, sink: Any) -> ClusterRun:
     has_repeat = any(i.has_repeat for i in parts.infos)
-    scored = [client.submit(score_part, f, d, config, include_output, has_repeat, pure=False)
-              for f, d in zip(parts.futures, parts.dups.per_part)]
+    n = len(parts.futures)
+    ahead = max(4, 2 * _threads(client))  # parts scored ahead of the one written: no worker holds every part's lines
+    scored: dict[int, Any] = {}
+
+    def submit(k: int) -> None:
+        if k < n:
+            scored[k] = client.submit(score_part, parts.futures[k], parts.dups.per_part[k], config, include_output,
+                                      has_repeat, pure=False)
+
+    for k in range(ahead):
+        submit(k)
     pieces: list[R.Piece] = []
     if sink is not None:
         sink.write(header_line(include_output))
-    for k, future in enumerate(scored):
-        data, piece = _result(future, f"part {k + 1} of {len(scored)}")
-        scored[k] = None  # the part's lines are let go as soon as they are written
+    for k in range(n):
+        data, piece = _result(scored.pop(k), f"part {k + 1} of {n}")  # its lines let go once written
+        submit(k + ahead)
         if sink is not None:
             sink.write(data)
         pieces.append(piece)

@@ -12,6 +12,7 @@ import pandas as pd
 from graders.config import RunConfig, as_run_config, mapping_dict, suggest_mapping
 from graders.readers.files import DEFAULT_MAX_BYTES, ResultsFile, read_results
 from graders.scoring.limits import check_max_bytes, check_workers
+from graders.scoring.output import STDOUT
 from graders.scoring.parallel import Cancel, Progress, score_frame, score_to_csv
 from graders.scoring.reduce import run_agreement
 from graders.scoring.rows import Prepared, prepare
@@ -165,7 +166,7 @@ def score_path(
         try:
             with scored_output(write_to) as out:
                 spool = os.path.dirname(os.path.abspath(write_to)) if isinstance(write_to, (str, os.PathLike)) \
-                    and os.fspath(write_to) != "-" else None  # beside the output: its disk, not a RAM one
+                    and os.fspath(write_to) != STDOUT else None  # beside the output: its disk, not a RAM one
                 return score_blocks(lambda: read_planned(blocks), blocks.columns, config, resolve_mapping(shape, config),
                                     out=out, include_output=include_output, workers=workers or 1, spool=spool)
         except (NotStreamable, NoRows):  # nothing written: read whole, which says what is wrong

@@ -25,8 +25,9 @@ from graders.distributed.cluster import ClusterError, require_dask
 from graders.readers.frame import DEFAULT_MAX_BYTES, ResultsFile, ResultsFileError
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
+from graders.scoring.output import scored_header
 from graders.scoring.rows import LeftOut, Prepared
-from graders.scoring.stream import PartsRun, header_line, raw_statistics, run_summary, score_part, scored_output
+from graders.scoring.stream import PartsRun, raw_statistics, run_summary, score_part, scored_output
 
 ClusterRun = PartsRun  # a run scored on a cluster: summary, mapping, left-out report, parts
 
@@ -160,7 +161,7 @@ def _score(client: Any, parts: _Parts, config: RunConfig, *, include_output: boo
         submit(k)
     pieces: list[R.Piece] = []
     if sink is not None:
-        sink.write(header_line(include_output))
+        sink.write(scored_header(include_output))
     for k in range(n):
         data, piece = _result(scored.pop(k), f"part {k + 1} of {n}")  # its lines let go once written
         submit(k + ahead)

@@ -41,7 +41,6 @@ from graders.readers.frame import (
     MAX_COLUMNS,
     ResultsFile,
     ResultsFileError,
-    check_columns,
     headerless_names,
 )
 from graders.readers.jsonfiles import _read_jsonl
@@ -105,8 +104,9 @@ def _plan_open(fh, path: str, size: int, format: str | None, header: bool, block
     if fmt not in ("csv", "tsv", "jsonl"):
         raise NotStreamable(f"{fmt} is read whole")
     if fmt == "jsonl":
-        blocks = _scan(fh, bom, size, block_bytes, _line_cut, lambda data: (data.count(b"\n"), None))
-        return Plan(path, fmt, _jsonl_columns(fh, blocks), b"", "", blocks)
+        columns: dict[str, None] = {}
+        blocks = _scan(fh, bom, size, block_bytes, _line_cut, lambda block: _jsonl_lines(block, columns))
+        return Plan(path, fmt, tuple(columns), b"", "", blocks)
     return _delimited(fh, path, head, text, bom, fmt, header, size, block_bytes)
 
 
@@ -219,7 +219,7 @@ def _format(text: str, name: str) -> str:
 
 def _scan(fh, start: int, size: int, block_bytes: int, cut, check) -> tuple[tuple[int, int, int], ...]:  # noqa: ANN001
     """The blocks from byte ``start``: ``cut(data)`` where a block of ``data`` may end (-1:
-    read more), ``check(data)`` a whole block's (records, None) or raises ``NotStreamable``."""
+    read more), ``check(block)`` a whole block's records (or lines), or ``NotStreamable``."""
     blocks: list[tuple[int, int, int]] = []
     pos, before = start, 0
     fh.seek(pos)
@@ -239,7 +239,7 @@ def _scan(fh, start: int, size: int, block_bytes: int, cut, check) -> tuple[tupl
             block.decode("utf-8")
         except UnicodeDecodeError:
             raise NotStreamable("not UTF-8") from None
-        records, _ = check(block)
+        records = check(block)
         blocks.append((pos, pos + end, before))
         before += records
         pos += end
@@ -292,12 +292,11 @@ def _delimited(fh, path: str, head: bytes, text: str, bom: int, fmt: str, header
     if _header_width(first, 0, sep) > MAX_COLUMNS or not _quotes_paired(first, 0, sep):
         raise NotStreamable("the header is read whole")
     try:
-        check_columns(_header_width(first, 0, sep), f"{widest} has")
         columns = _read_delimited(first, 0, sep, fmt, widest).columns
     except ResultsFileError as e:
         raise NotStreamable(str(e)) from None
 
-    def check(block: bytes) -> tuple[int, None]:
+    def check(block: bytes) -> int:
         if not _quotes_paired(block, 0, sep):
             raise NotStreamable("quotes that do not pair off")
         b = np.frombuffer(block, dtype=np.uint8)
@@ -305,30 +304,28 @@ def _delimited(fh, path: str, head: bytes, text: str, bom: int, fmt: str, header
         if len(cr) and (cr[-1] == len(b) - 1 or (b[cr[cr < len(b) - 1] + 1] != 10).any()):
             raise NotStreamable("a CR line end")
         records = len(_record_ends(block))
-        return records + (1 if not block.endswith(b"\n") else 0), None
+        return records + (1 if not block.endswith(b"\n") else 0)
 
     blocks = _scan(fh, start, size, block_bytes, _record_cut, check)
     return Plan(path, fmt, tuple(columns), first, widest, blocks)
 
 
-def _jsonl_columns(fh, blocks: tuple[tuple[int, int, int], ...]) -> tuple[str, ...]:  # noqa: ANN001
-    """The file's columns in order of first appearance, each block read as ``read_blocks`` reads it."""
-    columns: dict[str, None] = {}
-    for a, b, _ in blocks:
-        fh.seek(a)
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            found = _read_jsonl(str(fh.read(b - a), "utf-8").split("\n")).columns
-        except ResultsFileError as e:
-            raise NotStreamable(str(e)) from None
-        finally:
-            if was:
-                gc.enable()
-        columns.update(dict.fromkeys(found))
-        if len(columns) > MAX_COLUMNS:
-            raise NotStreamable("too many columns")
-    return tuple(columns)
+def _jsonl_lines(block: bytes, columns: dict[str, None]) -> int:
+    """A block's lines, its columns added to ``columns`` (in order of first appearance) as
+    ``read_blocks`` will read them."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        found = _read_jsonl(str(block, "utf-8").split("\n")).columns
+    except ResultsFileError as e:
+        raise NotStreamable(str(e)) from None
+    finally:
+        if was:
+            gc.enable()
+    columns.update(dict.fromkeys(found))
+    if len(columns) > MAX_COLUMNS:
+        raise NotStreamable("too many columns")
+    return block.count(b"\n")
 
 
 def _with_columns(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:

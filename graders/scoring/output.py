@@ -103,6 +103,12 @@ def write_csv(frame: pd.DataFrame, path_or_buffer: Any, columns: Sequence[str]) 
         _write_lines(path_or_buffer, frame, columns)
 
 
+def scored_header(include_output: bool = False) -> bytes:
+    """The scored CSV's header line as ``score_to_csv`` writes it: SPEC §6's columns, and
+    ``output`` when asked."""
+    return (",".join(map(csv_cell, list(SCORED_COLUMNS) + (["output"] if include_output else []))) + "\n").encode("utf-8")
+
+
 def write_scored(scored: pd.DataFrame, path_or_buffer: Any, *, include_output: bool = False) -> None:
     """Write the scored CSV (``write_csv``): SPEC §6's columns, and ``output`` when asked."""
     write_csv(scored, path_or_buffer, list(SCORED_COLUMNS) + (["output"] if include_output and "output" in scored.columns else []))

@@ -36,7 +36,7 @@ from graders.scoring.batch import (
     _score_chunk,
     _scorer_statistics,
 )
-from graders.scoring.output import SCORED_COLUMNS, OutputError, _append_file, csv_cell, replaced_whole, replacement
+from graders.scoring.output import SCORED_COLUMNS, OutputError, _append_file, replaced_whole, replacement, scored_header
 from graders.scoring.rows import ROW_FIELDS
 from graders.scoring.summary import (
     CorpusStatistics,
@@ -316,7 +316,6 @@ def score_to_csv(
     ``run``: the run these rows are part of, whose patterns' time-outs add up in each
     process (``engines.budget``; default: these rows alone).
     """
-    header = list(SCORED_COLUMNS) + (["output"] if include_output else [])
     target = os.fspath(out) if isinstance(out, (str, os.PathLike)) else None
     files = ExitStack()  # closes (and on failure removes) the file and the spool, each whatever the others do
     beside = None  # the temporary file a new path or a regular file is written to
@@ -363,7 +362,7 @@ def score_to_csv(
                 head, tail = os.path.split(beside)
                 spool = tempfile.mkdtemp(prefix=f"{tail}.", dir=head or ".")
                 files.callback(shutil.rmtree, spool, ignore_errors=True)
-            write((",".join(map(csv_cell, header)) + "\n").encode("utf-8"))
+            write(scored_header(include_output))
             back = _Return(include_output=include_output, details=False, csv=spool or True, sums=True,
                            run=run or os.urandom(8).hex())
             parts = _score_parts(rows, config, back, workers, progress, cancel, chunk_rows, on_part=emit)

@@ -29,7 +29,7 @@ from graders.readers.frame import ResultsFile, ResultsFileError
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
 from graders.scoring.agreement import add_agreement, column_verdicts
-from graders.scoring.output import SCORED_COLUMNS, STDOUT, _append_file, csv_cell, text_output
+from graders.scoring.output import STDOUT, _append_file, scored_header, text_output
 from graders.scoring.rows import LeftOut, Prepared
 
 
@@ -72,19 +72,12 @@ class _Lines:
         if self.out is not None:
             self.out.flush()
 
-    def fileno(self) -> int:  # a worker's spooled lines are copied file to file
-        return self.out.fileno()
-
-
-def header_line(include_output: bool) -> bytes:
-    return (",".join(map(csv_cell, list(SCORED_COLUMNS) + (["output"] if include_output else []))) + "\n").encode()
-
 
 def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output: bool, cases: bool, *,
-               out: Any = None, workers: int = 1, run: str | None = None) -> tuple[bytes, R.Piece]:
+               out: Any = None, run: str | None = None) -> tuple[bytes, R.Piece]:
     """One part scored: its scored file's lines (written to ``out`` as they come when given,
-    a binary file or the path of a new one, else returned) and its summary ``Piece``;
-    ``workers`` processes score it; ``run``: the run it is part of (``score_to_csv``)."""
+    a binary file or the path of a new one, else returned) and its summary ``Piece``, in
+    this process; ``run``: the run it is part of (``score_to_csv``)."""
     from graders.scoring.parallel import score_to_csv
 
     rows = P.kept_rows(part, duplicates)
@@ -92,7 +85,7 @@ def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output:
         with open(out, "wb") as f:
             return score_part(part, duplicates, config, include_output, cases, out=f, run=run)
     sink = _Lines(out)
-    tally = score_to_csv(rows, config, sink, include_output=include_output, workers=workers, run=run)
+    tally = score_to_csv(rows, config, sink, include_output=include_output, run=run)
     if "graders.engines.regex" in sys.modules:  # the part's texts, kept for a next pattern, go
         sys.modules["graders.engines.regex"].forget_batches()
     piece = R.piece(tally, rows, cases)
@@ -185,7 +178,7 @@ def score_blocks(blocks: Callable[[], Iterable[ResultsFile]], columns: tuple[str
             has_repeat |= part.has_repeat
             if not written[0] and len(block.frame):
                 written[0] = True
-                sink.write(header_line(include_output))
+                sink.write(scored_header(include_output))
             light = replace(part, alive=info.alive[:0], keys=info.keys[:0], file=block if harness else None)
             del part, block
             pieces += scorer.score(light, dups, config, include_output, cases, sink)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ from graders.scoring.output import spreadsheet_cell, write_csv
 from graders.scoring.parallel import score_frame
 from graders.scoring.rows import Prepared, group_codes, prepare
 from graders.scoring.slices import check_column
-from graders.scoring.summary import summarize, unknown_assertion_kinds
+from graders.scoring.summary import summarize
 from graders.stats import PairedSummary, summarize_pairs
 from graders.text.show import quoted_name
 
@@ -93,7 +94,7 @@ class Comparison:
     label_a: str
     label_b: str
     source: str  # "wide" | "long"
-    pairs: pd.DataFrame  # one row per (item, repeat, grader) seen on either side
+    pairs: pd.DataFrame  # one row per (item, repeat, grader) seen on either side (None: on a cluster)
     metrics: Mapping[str, MetricComparison]
     unpaired: Mapping[str, Any]
     prepared: Prepared
@@ -107,6 +108,17 @@ class Comparison:
     sides: str = ""  # how A and B were chosen
     paired_corpus: Mapping[str, Any] = field(default_factory=dict)  # corpus BLEU / chrF, paired bootstrap
     by: Mapping[str, Any] = field(default_factory=dict)  # the figures per slice (compare.slices), when asked
+    # each side's run summary, when the rows were scored elsewhere (a cluster: ``pairs`` and ``scored`` are None)
+    side_summary: Mapping[str, Any] | None = None
+
+    @cached_property
+    def _sides(self) -> Mapping[str, Any]:
+        """Each side's run summary (``summarize`` over the scored rows of A and B), made once."""
+        if self.side_summary is not None:
+            return self.side_summary
+        scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
+        graders = tuple(n for n in self.metrics if n != "overall")
+        return summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics) or None)
 
     def worse_beyond_interval(self, name: str) -> bool:
         """A is worse than B on ``name``: the whole 95% interval of A − B is below 0."""
@@ -185,9 +197,7 @@ class Comparison:
         """The comparison's figures (``metrics``), and beside them each side's own run summary
         as ``gradeboard score`` writes it (SPEC §7): ``graders`` {A label, B label: per
         grader graded, passed, failed, …}, ``corpus`` BLEU and chrF, ``unknown_assertions``."""
-        scored_rows = self.prepared.rows[self.prepared.rows["system"].isin([self.label_a, self.label_b])]
-        graders = tuple(n for n in self.metrics if n != "overall")
-        sides = summarize(self.scored, scored_rows, graders=graders, statistics=dict(self.statistics) or None)
+        sides = self._sides
         return {
             "a": self.label_a, "b": self.label_b, "source": self.source, "sides": self.sides,
             "resamples": self.resamples, "seed": self.seed,
@@ -226,10 +236,9 @@ class Comparison:
         if f is not None and (len(f.family) > 1 or f.alone or f.unadjusted):
             lines.append(f.line())
         lines += corpus_lines(self.paired_corpus)
-        scorers = self.scored["scorer"].unique()
-        if any(str(x).startswith("assert:") for x in scorers):
+        if any(str(x).startswith("assert:") for side in self._sides["systems"].values() for x in side):
             lines.append("Per-row assertions are scored on each side (the summary's graders), not compared.")
-            unknown = unknown_assertion_kinds(self.scored, scorers)
+            unknown = self._sides["unknown_assertions"]
             if unknown:
                 lines.append("assertion kinds not run: " + ", ".join(f"{k} ×{v}" for k, v in unknown.items()))
         return "\n".join(lines + (slice_lines(self.by) if self.by else []))
@@ -337,6 +346,12 @@ def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str 
     merged = paired_sides(scored, a, b, scorers, _pair_keys(scored, source))
     if merged is None:  # a key repeats on a side: the merge's product
         merged = _merged(scored, a, b, scorers, source)
+    return outcomes(merged)
+
+
+def outcomes(merged: pd.DataFrame) -> pd.DataFrame:
+    """``paired_sides``' rows with each pair's scores as floats (``value_a``, ``value_b``), its
+    ``diff``, ``difference`` cell, ``outcome`` and whether both sides have a score (``paired``)."""
     sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
     both = ~(np.isnan(sa) | np.isnan(sb))
     diff = np.where(both, sa - sb, np.nan)
@@ -412,6 +427,18 @@ def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b:
     return Prepared(rows=rows, left_out=prepared.left_out, systems=(a, b))
 
 
+def side_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str,
+              source: str) -> tuple[Prepared, pd.DataFrame]:
+    """The rows as the comparison has them (a wide file's: ``_wide_rows``), and of those the
+    rows of A and B, each repeat as its whole number ("03" pairs with "3")."""
+    if source == "wide":
+        prepared = _wide_rows(prepared, mapping, a, b)
+    rows = prepared.rows[prepared.rows["system"].isin([a, b])]
+    if "repeat_number" in rows.columns:
+        rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
+    return prepared, rows
+
+
 def compare_prepared(
     prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
     version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
@@ -430,11 +457,7 @@ def compare_prepared(
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
     a, b, source, sides = choose_sides(prepared, mapping, version_a, version_b, versions_in_file)
-    if source == "wide":
-        prepared = _wide_rows(prepared, mapping, a, b)
-    rows = prepared.rows[prepared.rows["system"].isin([a, b])]
-    if "repeat_number" in rows.columns:  # pair "03" with "3": repeats are whole numbers
-        rows = rows.assign(repeat=rows["repeat_number"].astype(str).where(rows["repeat"] != "", ""))
+    prepared, rows = side_rows(prepared, mapping, a, b, source)
     if rows.empty:
         raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
     # Details stay in the workers: no comparison figure reads them, and pickling them back costs
@@ -496,20 +519,30 @@ def paired_summaries(pairs: pd.DataFrame, scorers: Sequence[str], *, resamples: 
     """Each metric's ``PairedSummary`` over ``pairs`` (``_pair``'s rows, or some of them),
     and each pair's case code (the unit resampled). Repeats: whole cases are resampled (a
     cluster bootstrap)."""
-    metrics_in: dict[str, dict[str, Any]] = {}
-    keys: dict[str, np.ndarray] = {}
     item = pairs["item"].to_numpy(dtype=object)
     case_codes = group_codes([item, pairs["repeat"].to_numpy(dtype=object)])
     # The resampled unit is the case: (id) in a long file, (id, version) in a wide one with versions.
     item_codes = group_codes([item] + ([pairs["version"].to_numpy(dtype=object)] if "version" in pairs.columns else []))
     groups = pairs.groupby("grader", sort=False).indices
+    results = summaries_of(groups, pairs["value_a"].to_numpy(), pairs["value_b"].to_numpy(), _pass_numeric(pairs["pass_a"]),
+                           _pass_numeric(pairs["pass_b"]), case_codes, item_codes, scorers, resamples=resamples,
+                           seed=seed, family_sizes=family_sizes)
+    return results, item_codes
+
+
+def summaries_of(groups: Mapping[str, np.ndarray], value_a: np.ndarray, value_b: np.ndarray, passed_a: np.ndarray,
+                 passed_b: np.ndarray, case_codes: np.ndarray, item_codes: np.ndarray, scorers: Sequence[str], *,
+                 resamples: int, seed: int, family_sizes: Mapping[str, int] | None = None) -> dict[str, PairedSummary]:
+    """``paired_summaries`` over arrays, one entry per pair row: ``groups`` each scorer's
+    rows, the scores as floats and verdicts as 1.0 / 0.0 / NaN, the case and item codes."""
+    metrics_in: dict[str, dict[str, Any]] = {}
+    keys: dict[str, np.ndarray] = {}
     for name in scorers:
         at = groups.get(name, np.array([], dtype=int))
         binary = name == "overall" or get_spec(name).binary
-        arrays: dict[str, Any] = {"score_a": pairs["value_a"].to_numpy()[at], "score_b": pairs["value_b"].to_numpy()[at]}
+        arrays: dict[str, Any] = {"score_a": value_a[at], "score_b": value_b[at]}
         if binary:
-            arrays["passed_a"] = _pass_numeric(pairs["pass_a"].iloc[at])
-            arrays["passed_b"] = _pass_numeric(pairs["pass_b"].iloc[at])
+            arrays["passed_a"], arrays["passed_b"] = passed_a[at], passed_b[at]
         metrics_in[name] = arrays
         keys[name] = at
     # Every scorer has a row per case on each side, in the same order: one call draws the
@@ -517,15 +550,14 @@ def paired_summaries(pairs: pd.DataFrame, scorers: Sequence[str], *, resamples: 
     first = case_codes[keys[scorers[0]]]
     if all(np.array_equal(case_codes[at], first) for at in keys.values()):
         clusters = item_codes[keys[scorers[0]]]
-        results = summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed,
-                                  family_sizes=family_sizes, alpha=ALPHA)
-    else:  # pragma: no cover - defensive: align per metric
-        results = {}
-        for name in scorers:
-            clusters = item_codes[keys[name]]
-            results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed,
-                                           family_sizes=family_sizes, alpha=ALPHA))
-    return results, item_codes
+        return summarize_pairs(metrics_in, clusters=clusters, resamples=resamples, seed=seed,
+                               family_sizes=family_sizes, alpha=ALPHA)
+    results = {}  # pragma: no cover - defensive: align per metric
+    for name in scorers:  # pragma: no cover
+        clusters = item_codes[keys[name]]
+        results.update(summarize_pairs({name: metrics_in[name]}, clusters=clusters, resamples=resamples, seed=seed,
+                                       family_sizes=family_sizes, alpha=ALPHA))
+    return results
 
 
 def compare_file(
@@ -560,18 +592,26 @@ def compare_file(
     return result if by is None else replace(result, by=comparison_slices(result, file, by))
 
 
-def comparison_columns(result: Comparison) -> list[str]:
-    """``COMPARISON_COLUMNS``, with ``version`` after ``item`` for a wide file with versions."""
+def comparison_columns(result: Comparison | pd.DataFrame) -> list[str]:
+    """``COMPARISON_COLUMNS``, with ``version`` after ``item`` for a wide file with versions
+    (of a comparison, or of its pairs)."""
     cols = list(COMPARISON_COLUMNS)
-    return cols[:1] + ["version"] + cols[1:] if "version" in result.pairs.columns else cols
+    pairs = result.pairs if isinstance(result, Comparison) else result
+    return cols[:1] + ["version"] + cols[1:] if "version" in pairs.columns else cols
+
+
+def comparison_frame(pairs: pd.DataFrame, spreadsheet_safe: bool = False) -> pd.DataFrame:
+    """The pairs as the comparison CSV writes them; ``spreadsheet_safe``: each cell a
+    spreadsheet would run as a formula prefixed with ``'`` (``output.spreadsheet_cell``)."""
+    if not spreadsheet_safe:
+        return pairs
+    return pairs[comparison_columns(pairs)].astype(object).map(lambda v: spreadsheet_cell(v) if isinstance(v, str) else v)
 
 
 def write_comparison(result: Comparison, path_or_buffer: Any, *, spreadsheet_safe: bool = False) -> None:
-    """Write the comparison CSV (``comparison_columns``) as ``output.write_csv`` writes every
-    CSV; ``spreadsheet_safe``: each cell a spreadsheet would run as a formula prefixed with
-    ``'`` (``output.spreadsheet_cell``)."""
-    frame = result.pairs
-    if spreadsheet_safe:
-        columns = comparison_columns(result)
-        frame = frame[columns].astype(object).map(lambda v: spreadsheet_cell(v) if isinstance(v, str) else v)
-    write_csv(frame, path_or_buffer, comparison_columns(result))
+    """Write the comparison CSV (``comparison_columns``, ``comparison_frame``) as
+    ``output.write_csv`` writes every CSV. A comparison made on a cluster wrote its own
+    (``graders.distributed.compare_files``' ``write_to``)."""
+    if result.pairs is None:
+        raise CompareError("this comparison's pairs stayed on the cluster: its CSV is written by compare_files(write_to=...)")
+    write_csv(comparison_frame(result.pairs, spreadsheet_safe), path_or_buffer, comparison_columns(result))

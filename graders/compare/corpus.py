@@ -58,39 +58,59 @@ def paired_corpus(scored: pd.DataFrame, pairs: pd.DataFrame, rows: pd.DataFrame,
     if not wanted or "details" not in scored.columns:
         return out
     for name in wanted:
-        mine = np.flatnonzero((scored["scorer"] == name).to_numpy())
-        systems = scored["system"].to_numpy(dtype=object)[mine]
-        records = scored["record"].to_numpy()[mine]
-        details = scored["details"].to_numpy(dtype=object)[mine]
-        at = np.flatnonzero((pairs["grader"] == name).to_numpy() & pairs["paired"].to_numpy(dtype=bool))
-        found_rows = []
-        for side, column in ((a, "record_a"), (b, "record_b")):
-            own = np.flatnonzero(systems == side)  # a system's records are unique
-            where = pd.Index(records[own]).get_indexer(pairs[column].to_numpy()[at])
-            found_rows.append(np.where(where >= 0, own[np.maximum(where, 0)], -1))
-        stats_a, stats_b, keep = [], [], []
-        for j, ia, ib in zip(at.tolist(), *(f.tolist() for f in found_rows)):
-            sa = None if ia < 0 else _row_statistics(name, details[ia])
-            sb = None if ib < 0 else _row_statistics(name, details[ib])
-            if sa is None or sb is None or len(sa) != len(sb):
-                continue
-            stats_a.append(sa)
-            stats_b.append(sb)
-            keep.append(j)
-        if not keep or len({len(x) for x in stats_a}) != 1:
-            continue
-        counts = {len(r) for r in rows["refs"]} if "refs" in rows.columns else set()
-        nrefs: int | str = counts.pop() if len(counts) == 1 else "var"
-        score, signature = _score_and_signature(name, nrefs, resamples, seed)
-        found = paired_corpus_bootstrap(stats_a, stats_b, score, clusters=cases[keep], resamples=resamples, seed=seed)
-        out[name] = {
-            "signature": signature, "rows": found.n, "cases": found.cases,
-            "a": found.score_a, "b": found.score_b, "difference": found.diff, "ci95": [found.ci_low, found.ci_high],
-            "p_value": found.p_value, "p_method": f"paired bootstrap (sacrebleu --paired-bs), {resamples:,} resamples",
-            "bootstrap_a": {"mean": found.mean_a, "half_width95": found.half_width_a},
-            "bootstrap_b": {"mean": found.mean_b, "half_width95": found.half_width_b},
-        }
+        keep, stats_a, stats_b = pair_statistics(scored, pairs, name, a, b)
+        if keep and len({len(x) for x in stats_a}) == 1:
+            out[name] = corpus_figure(name, stats_a, stats_b, cases[keep], ref_counts(rows), resamples=resamples,
+                                      seed=seed)
     return out
+
+
+def ref_counts(rows: pd.DataFrame) -> set[int]:
+    """How many references the rows have (one number each way it varies)."""
+    return {len(r) for r in rows["refs"]} if "refs" in rows.columns else set()
+
+
+def pair_statistics(scored: pd.DataFrame, pairs: pd.DataFrame, name: str, a: str,
+                    b: str) -> tuple[list[int], list[list[int]], list[list[int]]]:
+    """The rows of ``pairs`` of metric ``name`` paired with a score on both sides whose
+    sentence statistics (``scored``'s details) both came back, of one length: their
+    positions, and A's and B's statistics."""
+    details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
+    mine = np.flatnonzero((scored["scorer"] == name).to_numpy())
+    systems = scored["system"].to_numpy(dtype=object)[mine]
+    records = scored["record"].to_numpy()[mine]
+    at = np.flatnonzero((pairs["grader"] == name).to_numpy() & pairs["paired"].to_numpy(dtype=bool))
+    found_rows = []
+    for side, column in ((a, "record_a"), (b, "record_b")):
+        own = np.flatnonzero(systems == side)  # a system's records are unique
+        where = pd.Index(records[own]).get_indexer(pairs[column].to_numpy()[at])
+        found_rows.append(np.where(where >= 0, mine[own[np.maximum(where, 0)]] if len(own) else -1, -1))
+    stats_a, stats_b, keep = [], [], []
+    for j, ia, ib in zip(at.tolist(), *(f.tolist() for f in found_rows)):
+        sa = None if ia < 0 or details is None else _row_statistics(name, details[ia])
+        sb = None if ib < 0 or details is None else _row_statistics(name, details[ib])
+        if sa is None or sb is None or len(sa) != len(sb):
+            continue
+        stats_a.append(sa)
+        stats_b.append(sb)
+        keep.append(j)
+    return keep, stats_a, stats_b
+
+
+def corpus_figure(name: str, stats_a: Any, stats_b: Any, cases: np.ndarray, refs: set[int], *, resamples: int,
+                  seed: int) -> dict[str, Any]:
+    """One corpus metric's paired figures from the paired rows' statistics (``pair_statistics``)
+    and their case codes; ``refs``: the rows' reference counts (``ref_counts``)."""
+    nrefs: int | str = next(iter(refs)) if len(refs) == 1 else "var"
+    score, signature = _score_and_signature(name, nrefs, resamples, seed)
+    found = paired_corpus_bootstrap(stats_a, stats_b, score, clusters=cases, resamples=resamples, seed=seed)
+    return {
+        "signature": signature, "rows": found.n, "cases": found.cases,
+        "a": found.score_a, "b": found.score_b, "difference": found.diff, "ci95": [found.ci_low, found.ci_high],
+        "p_value": found.p_value, "p_method": f"paired bootstrap (sacrebleu --paired-bs), {resamples:,} resamples",
+        "bootstrap_a": {"mean": found.mean_a, "half_width95": found.half_width_a},
+        "bootstrap_b": {"mean": found.mean_b, "half_width95": found.half_width_b},
+    }
 
 
 def corpus_lines(paired: Mapping[str, Any]) -> list[str]:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from graders.compare.corpus import CORPUS_METRICS, corpus_lines, paired_corpus
 from graders.compare.families import ALPHA, FamilyError, HolmFamilies, holm_families
-from graders.compare.pairing import paired_sides
+from graders.compare.pairing import _pair, _pass_numeric, _unpaired
 from graders.compare.slices import comparison_slices, slice_lines
 from graders.compare.words import verdict_words
 from graders.config import RunConfig, as_run_config, mapping_dict
@@ -45,7 +45,6 @@ from graders.text.show import quoted_name
 
 COMPARISON_COLUMNS = ("item", "repeat", "grader", "score_a", "score_b", "difference", "outcome")
 FILTERS = ("a_fails_b_passes", "a_passes_b_fails", "disagree")
-LISTED = 20  # how many unpaired keys are listed by name
 
 
 class CompareError(ValueError):
@@ -244,23 +243,6 @@ class Comparison:
         return "\n".join(lines + (slice_lines(self.by) if self.by else []))
 
 
-_PASS_VALUE = {"true": 1.0, "false": 0.0}
-
-
-def _numeric(cells: pd.Series) -> np.ndarray:
-    """Score cells ("" = none) as floats, NaN for none; each distinct cell parsed once."""
-    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
-    values = np.array([float(u) if u else math.nan for u in uniques] + [math.nan], dtype=float)
-    return values[codes]
-
-
-def _pass_numeric(cells: pd.Series) -> np.ndarray:
-    """Pass cells ("true" / "false" / "") as 1.0 / 0.0 / NaN."""
-    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
-    values = np.array([_PASS_VALUE.get(u, math.nan) for u in uniques] + [math.nan], dtype=float)
-    return values[codes]
-
-
 def _version_names(versions: list[str]) -> str:
     """Versions for a message, each as ``quoted_name`` shows it."""
     return ", ".join(map(quoted_name, versions))
@@ -331,87 +313,6 @@ def choose_sides(prepared: Prepared, mapping: Mapping[str, str | None], version_
             raise CompareError(f"every row of version {_version_names([v])} was left out{_left_out_phrase(prepared)}; "
                                "compare needs rows of both versions")
     return a, b, "long", how
-
-
-def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
-    """What pairs a row with its other side, as an integer code: a wide file's record (its
-    two output columns), a long file's (id, repeat)."""
-    if source == "wide":
-        return group_codes([frame["record"].to_numpy()])
-    return group_codes([frame["item"].to_numpy(dtype=object), frame["repeat"].to_numpy(dtype=object)])
-
-
-def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
-    # joined with numpy on the integer keys, in the order the figures want (pairing.py)
-    merged = paired_sides(scored, a, b, scorers, _pair_keys(scored, source))
-    if merged is None:  # a key repeats on a side: the merge's product
-        merged = _merged(scored, a, b, scorers, source)
-    return outcomes(merged)
-
-
-def outcomes(merged: pd.DataFrame) -> pd.DataFrame:
-    """``paired_sides``' rows with each pair's scores as floats (``value_a``, ``value_b``), its
-    ``diff``, ``difference`` cell, ``outcome`` and whether both sides have a score (``paired``)."""
-    sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
-    both = ~(np.isnan(sa) | np.isnan(sb))
-    diff = np.where(both, sa - sb, np.nan)
-    outcome = np.select(
-        [merged["_merge"].to_numpy() == "left_only", merged["_merge"].to_numpy() == "right_only", ~both, diff > 0, diff < 0],
-        ["a only", "b only", "unscored", "win", "loss"], default="tie",
-    )
-    merged["diff"] = diff
-    merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
-    # the cell without the subtraction's last-bit noise (0.7 - 1.0 is -0.30000000000000004):
-    # 15 significant digits, which every double holds exactly
-    distinct, which = np.unique(diff, return_inverse=True)  # each distinct difference formatted once
-    cells = np.array(["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in distinct.tolist()], dtype=object)
-    merged["difference"] = cells[which.reshape(-1)] if len(diff) else np.array([], dtype=object)
-    merged["outcome"] = outcome
-    merged["paired"] = both
-    return merged.drop(columns="_merge")
-
-
-def _merged(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
-    """``paired_sides`` with pandas' merge, for sides where a (key, scorer) repeats."""
-    keep = scored["scorer"].isin(scorers).to_numpy()
-    system = scored["system"].to_numpy(dtype=object)
-    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
-    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
-    side_a = keyed[keep & (system == a)]
-    side_b = keyed[keep & (system == b)]
-    # Joined on the integer key: pandas would turn text keys into its string dtype,
-    # which cannot hold a lone surrogate.
-    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
-    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
-        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
-    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
-    merged = merged.rename(columns={"scorer": "grader"})
-    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
-        merged[col] = merged[col].fillna("")
-    order = {s: i for i, s in enumerate(scorers)}
-    merged["_o"] = merged["grader"].map(order)
-    return merged.sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
-
-
-def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
-    key = _pair_keys(rows, source)  # codes in order of first appearance
-    system = rows["system"].to_numpy(dtype=object)
-    size = int(key.max()) + 1 if len(key) else 0
-    in_a = np.bincount(key[system == a], minlength=size) > 0
-    in_b = np.bincount(key[system == b], minlength=size) > 0
-    _, first_row = np.unique(key, return_index=True)  # each key's first row
-
-    def listed(mask: np.ndarray) -> dict[str, Any]:
-        shown = []
-        for at in first_row[np.flatnonzero(mask)[:LISTED]]:  # in file order
-            r = rows.iloc[at]
-            version = r["version"] if "version" in rows.columns else ""
-            where = ", ".join(([f"version {version}"] if version else [])
-                              + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
-            shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
-        return {"count": int(mask.sum()), "keys": shown}
-
-    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "pairs": int((in_a & in_b).sum())}
 
 
 def _wide_rows(prepared: Prepared, mapping: Mapping[str, str | None], a: str, b: str) -> Prepared:

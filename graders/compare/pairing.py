@@ -1,4 +1,5 @@
-"""A and B's scored rows side by side, joined with numpy (``comparison._pair``'s join).
+"""A and B's scored rows side by side, joined with numpy (``_pair``), and the cases on one
+side only (``_unpaired``).
 
 The comparison pairs each scorer's row of a case on side A with its row on side B: an
 outer join on (pairing key, scorer). pandas' ``merge`` did it in most of Compare's time
@@ -11,12 +12,16 @@ a row missing on a side has NaN in that side's record and "" in its other cells.
 
 from __future__ import annotations
 
-from typing import Sequence
+import math
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
+from graders.scoring.rows import group_codes
+
 SIDE_COLUMNS = ("score", "pass", "status", "explanation")
+LISTED = 20  # how many unpaired keys are listed by name
 
 
 def _side(values: np.ndarray, at: np.ndarray, missing: object) -> np.ndarray:
@@ -81,3 +86,101 @@ def paired_sides(scored: pd.DataFrame, a: str, b: str, scorers: Sequence[str], k
     columns = ["item", "repeat", "grader", *[c + "_a" for c in SIDE_COLUMNS], "record_a",
                *[c + "_b" for c in SIDE_COLUMNS], "record_b", "_merge"]
     return pd.concat([pd.Series(data[c], name=c, dtype=object) for c in columns], axis=1)
+
+
+_PASS_VALUE = {"true": 1.0, "false": 0.0}
+
+
+def _numeric(cells: pd.Series) -> np.ndarray:
+    """Score cells ("" = none) as floats, NaN for none; each distinct cell parsed once."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([float(u) if u else math.nan for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
+
+
+def _pass_numeric(cells: pd.Series) -> np.ndarray:
+    """Pass cells ("true" / "false" / "") as 1.0 / 0.0 / NaN."""
+    codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+    values = np.array([_PASS_VALUE.get(u, math.nan) for u in uniques] + [math.nan], dtype=float)
+    return values[codes]
+
+
+def _pair_keys(frame: pd.DataFrame, source: str) -> np.ndarray:
+    """What pairs a row with its other side, as an integer code: a wide file's record (its
+    two output columns), a long file's (id, repeat)."""
+    if source == "wide":
+        return group_codes([frame["record"].to_numpy()])
+    return group_codes([frame["item"].to_numpy(dtype=object), frame["repeat"].to_numpy(dtype=object)])
+
+
+def _pair(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
+    # joined with numpy on the integer keys, in the order the figures want (pairing.py)
+    merged = paired_sides(scored, a, b, scorers, _pair_keys(scored, source))
+    if merged is None:  # a key repeats on a side: the merge's product
+        merged = _merged(scored, a, b, scorers, source)
+    return outcomes(merged)
+
+
+def outcomes(merged: pd.DataFrame) -> pd.DataFrame:
+    """``paired_sides``' rows with each pair's scores as floats (``value_a``, ``value_b``), its
+    ``diff``, ``difference`` cell, ``outcome`` and whether both sides have a score (``paired``)."""
+    sa, sb = _numeric(merged["score_a"]), _numeric(merged["score_b"])
+    both = ~(np.isnan(sa) | np.isnan(sb))
+    diff = np.where(both, sa - sb, np.nan)
+    outcome = np.select(
+        [merged["_merge"].to_numpy() == "left_only", merged["_merge"].to_numpy() == "right_only", ~both, diff > 0, diff < 0],
+        ["a only", "b only", "unscored", "win", "loss"], default="tie",
+    )
+    merged["diff"] = diff
+    merged["value_a"], merged["value_b"] = sa, sb  # the scores as floats (NaN = none)
+    # the cell without the subtraction's last-bit noise (0.7 - 1.0 is -0.30000000000000004):
+    # 15 significant digits, which every double holds exactly
+    distinct, which = np.unique(diff, return_inverse=True)  # each distinct difference formatted once
+    cells = np.array(["" if math.isnan(d) else repr(float(f"{d:.15g}")) for d in distinct.tolist()], dtype=object)
+    merged["difference"] = cells[which.reshape(-1)] if len(diff) else np.array([], dtype=object)
+    merged["outcome"] = outcome
+    merged["paired"] = both
+    return merged.drop(columns="_merge")
+
+
+def _merged(scored: pd.DataFrame, a: str, b: str, scorers: list[str], source: str = "long") -> pd.DataFrame:
+    """``paired_sides`` with pandas' merge, for sides where a (key, scorer) repeats."""
+    keep = scored["scorer"].isin(scorers).to_numpy()
+    system = scored["system"].to_numpy(dtype=object)
+    cols = ["item", "repeat", "scorer", "score", "pass", "status", "explanation", "record"]
+    keyed = scored.loc[:, cols].assign(_key=_pair_keys(scored, source))
+    side_a = keyed[keep & (system == a)]
+    side_b = keyed[keep & (system == b)]
+    # Joined on the integer key: pandas would turn text keys into its string dtype,
+    # which cannot hold a lone surrogate.
+    merged = side_a.merge(side_b, on=["_key", "scorer"], how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    for at, col in enumerate(("item", "repeat")):  # a side's item and repeat, first
+        merged.insert(at, col, merged[f"{col}_a"].where(merged[f"{col}_a"].notna(), merged[f"{col}_b"]))
+    merged = merged.drop(columns=["_key", "item_a", "item_b", "repeat_a", "repeat_b"])
+    merged = merged.rename(columns={"scorer": "grader"})
+    for col in ("score_a", "score_b", "pass_a", "pass_b", "status_a", "status_b", "explanation_a", "explanation_b"):
+        merged[col] = merged[col].fillna("")
+    order = {s: i for i, s in enumerate(scorers)}
+    merged["_o"] = merged["grader"].map(order)
+    return merged.sort_values(["_o"], kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[str, Any]:
+    key = _pair_keys(rows, source)  # codes in order of first appearance
+    system = rows["system"].to_numpy(dtype=object)
+    size = int(key.max()) + 1 if len(key) else 0
+    in_a = np.bincount(key[system == a], minlength=size) > 0
+    in_b = np.bincount(key[system == b], minlength=size) > 0
+    _, first_row = np.unique(key, return_index=True)  # each key's first row
+
+    def listed(mask: np.ndarray) -> dict[str, Any]:
+        shown = []
+        for at in first_row[np.flatnonzero(mask)[:LISTED]]:  # in file order
+            r = rows.iloc[at]
+            version = r["version"] if "version" in rows.columns else ""
+            where = ", ".join(([f"version {version}"] if version else [])
+                              + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
+            shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
+        return {"count": int(mask.sum()), "keys": shown}
+
+    return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "pairs": int((in_a & in_b).sum())}

@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from graders.compare.comparison import _merged, _pair_keys
-from graders.compare.pairing import paired_sides
+from graders.compare.pairing import _merged, _pair_keys, paired_sides
 from graders.config import GraderConfig, RunConfig
 from graders.scoring.parallel import score_frame
 

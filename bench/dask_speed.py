@@ -1,7 +1,9 @@
 """`gradeboard score` in one process against `--scheduler local` (a Dask LocalCluster on
-this machine), on ROWS generated rows in FILES files.
+this machine), on ROWS generated rows in FILES files; with `--compare`, `gradeboard compare`
+(each case in two versions, A and B; on the cluster the rows are paired in buckets and the
+client gathers a few numbers a pair).
 
-    python bench/dask_speed.py [--rows 2000000] [--files 8] [--workers 2] [--only cheap|twelve]
+    python bench/dask_speed.py [--rows 2000000] [--files 8] [--workers 2] [--only cheap|twelve] [--compare]
 
 For the cheap four (exact, normalized, contains, numeric) and all twelve graders, each run
 writes a new scored file and a summary; printed per run: wall time, the command's own CPU
@@ -46,8 +48,9 @@ _RUN = (
 )
 
 
-def write_files(folder: Path, rows: int, files: int) -> list[Path]:
-    """``files`` CSV files of ``rows`` rows in all (file_bench's rows), ids unique over the files."""
+def write_files(folder: Path, rows: int, files: int, versions: int = 1) -> list[Path]:
+    """``files`` CSV files of ``rows`` rows in all (file_bench's rows), ids unique over the
+    files; each case in ``versions`` versions (bench-v1, bench-v2, …), one row each."""
     paths = []
     rng = random.Random(35)
     for k in range(files):
@@ -57,7 +60,7 @@ def write_files(folder: Path, rows: int, files: int) -> list[Path]:
             w.writerow(["id", "expected", "output", "version"])
             for i in range(rows // files):
                 e, o = row(rng)
-                w.writerow([f"f{k}-case-{i}", e, o, "bench-v1"])
+                w.writerow([f"f{k}-case-{i // versions}", e, o, f"bench-v{i % versions + 1}"])
         paths.append(path)
     return paths
 
@@ -89,11 +92,13 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2, help="the LocalCluster's worker processes")
     ap.add_argument("--only", choices=("cheap", "twelve"))
+    ap.add_argument("--compare", action="store_true", help="gradeboard compare (each case as A and B) instead of score")
     opts = ap.parse_args()
+    command = "compare" if opts.compare else "score"
     with tempfile.TemporaryDirectory(prefix="dask-bench-") as tmp:
         folder = Path(tmp)
         t = time.perf_counter()
-        paths = write_files(folder, opts.rows, opts.files)
+        paths = write_files(folder, opts.rows, opts.files, versions=2 if opts.compare else 1)
         size = sum(p.stat().st_size for p in paths) / 1e6
         print(f"{opts.rows:,} rows in {opts.files} files, {size:.0f} MB, written in {time.perf_counter() - t:.1f} s")
         start = cluster_start(opts.workers)
@@ -104,15 +109,17 @@ def main() -> None:
         for name, config in configs.items():
             cfg = folder / "config.json"
             cfg.write_text(json.dumps(config))
-            base = ["score", *map(str, paths), "--config", str(cfg)]
-            one = run(base + ["--out", str(folder / "one.csv"), "--summary", str(folder / "one.json"), "--workers", "1"])
+            base = [command, *map(str, paths), "--config", str(cfg)]
+            one = run(base + ["--out", str(folder / "one.csv"), "--summary", str(folder / "one.json"), "--workers", "1"]
+                      + (["--resamples", "1000"] if opts.compare else []))
             dask = run(base + ["--out", str(folder / "dask.csv"), "--summary", str(folder / "dask.json"),
-                               "--scheduler", "local", "--workers", str(opts.workers)])
+                               "--scheduler", "local", "--workers", str(opts.workers)]
+                       + (["--resamples", "1000"] if opts.compare else []))
             same = filecmp.cmp(folder / "one.csv", folder / "dask.csv", shallow=False) and \
                 filecmp.cmp(folder / "one.json", folder / "dask.json", shallow=False)
             out_mb = (folder / "one.csv").stat().st_size / 1e6
             n = opts.rows
-            print(f"\n{name}: scored file {out_mb:.0f} MB, identical: {same}")
+            print(f"\n{name}: {'comparison' if opts.compare else 'scored file'} {out_mb:.0f} MB, identical: {same}")
             print(f"  one process        {one['wall']:7.1f} s wall, {one['client_cpu']:7.1f} s CPU "
                   f"({one['client_cpu'] / n * 1e6:.1f} µs a row); peak {one['client_mb']:.0f} MB")
             print(f"  --scheduler local  {dask['wall']:7.1f} s wall; client {dask['client_cpu']:.1f} s CPU "

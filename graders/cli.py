@@ -184,11 +184,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         summary = files.enter_context(text_output(args.summary)) if args.summary else None
         file = None if args.scheduler else _read(args)
         a, b = first_versions(file, args.files) if file is not None and args.version_a is None and args.version_b is None else (None, None)
-        result = compare_on_cluster(args, config) if file is None else compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
+        result = compare_on_cluster(args, config, out) if file is None else compare_file(file, config, version_a=args.version_a or a, version_b=args.version_b or b,
                               resamples=args.resamples, seed=args.seed, workers=_workers(args), primary=args.primary or args.fail_if_worse or None, by=args.by)
         tripped = result.fail_if_worse(args.fail_if_worse)
-        try:
-            write_comparison(result, out, spreadsheet_safe=args.spreadsheet_safe)
+        try:  # a cluster's comparison wrote its lines as they came
+            if file is not None:
+                write_comparison(result, out, spreadsheet_safe=args.spreadsheet_safe)
         except OSError as e:
             raise BadInput(f"cannot write {_named(args.out)}: {e.strerror or e}") from None
         if summary is not None:

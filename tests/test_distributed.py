@@ -167,26 +167,93 @@ def test_a_dask_dataframe_scores_as_its_file(client, tmp_path):
     assert summary_text(run.summary) == want_summary
 
 
-@pytest.mark.parametrize("files, kw", [
-    (["returns_ab_long.jsonl"], {}),
-    (["returns_ab_wide.csv"], {}),
-    (["run0.jsonl", "run1.csv"], {}),
-])
-def test_compare_on_a_cluster_equals_one_process(client, tmp_path, files, kw):
-    config = {"graders": [{"name": "exact"}, {"name": "token_f1"}, {"name": "bleu"}]}
-    if files[0].startswith("run"):
-        paths = [str(p) for p in many_files(tmp_path, n=6000, files=2)]
-    else:
-        paths = [str(SAMPLES / f) for f in files]
+def compared(client, tmp_path, paths, config, **kw):
+    """The comparison in one process and on the cluster: (CSV bytes, summary text, report) each."""
+    paths = [str(p) for p in paths]
     file = read_several(paths)
     a, b = first_versions(file, paths)
     want = compare_file(file, config, version_a=a, version_b=b, resamples=1000, seed=3, workers=1)
-    got = compare_files(paths, config, client=client, resamples=1000, seed=3, partition_rows=1000)
-    for result, name in ((want, "want.csv"), (got, "got.csv")):
-        write_comparison(result, str(tmp_path / name))
-    assert (tmp_path / "got.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
-    assert summary_text(got.summary()) == summary_text(want.summary())
-    assert got.report() == want.report()
+    write_comparison(want, str(tmp_path / "want.csv"), spreadsheet_safe=kw.get("spreadsheet_safe", False))
+    got = compare_files(paths, config, client=client, resamples=1000, seed=3, write_to=str(tmp_path / "got.csv"), **kw)
+    assert got.pairs is None  # the pairs stayed in the buckets
+    return ([(tmp_path / n).read_bytes() for n in ("want.csv", "got.csv")], [summary_text(want.summary()),
+            summary_text(got.summary())], [want.report(), got.report()])
+
+
+@pytest.mark.parametrize("files", [["returns_ab_long.jsonl"], ["returns_ab_wide.csv"]])
+def test_the_bundled_samples_compare_the_same_on_a_cluster(client, tmp_path, files):
+    config = {"graders": [{"name": "exact"}, {"name": "token_f1"}, {"name": "bleu"}, {"name": "chrf"}], "overall": "any"}
+    csvs, summaries, reports = compared(client, tmp_path, [SAMPLES / f for f in files], config, partition_rows=7)
+    assert csvs[1] == csvs[0] and summaries[1] == summaries[0] and reports[1] == reports[0]
+
+
+def test_fifty_thousand_rows_in_two_runs_compare_the_same_paired_in_buckets(client, tmp_path):
+    """Two runs of 25,000 rows each (A and B, in order), in parts of 4,000 rows paired in
+    buckets across the cluster: repeats (whole cases resampled), rows left out on one side
+    (keys on one side only), duplicates, extraction, corpus BLEU and chrF (a paired bootstrap
+    of sentence statistics), assertions; every figure, line and report line as one process's."""
+    paths = many_files(tmp_path, n=50_000, files=2)
+    csvs, summaries, reports = compared(client, tmp_path, paths, CONFIG, partition_rows=4000)
+    summary = json.loads(summaries[0])
+    assert summary["unpaired"]["a_only"]["count"] > 20 and summary["unpaired"]["b_only"]["count"] > 20
+    assert summary["clustered"] and set(summary["corpus_paired"]) == {"bleu", "chrf"}
+    assert summary["metrics"]["exact"]["n"] > 20_000
+    assert "Per-row assertions" in reports[0]
+    assert csvs[1] == csvs[0]
+    assert summaries[1] == summaries[0]
+    assert reports[1] == reports[0]
+
+
+def test_a_wide_file_with_versions_compares_the_same_and_spreadsheet_safe(client, tmp_path):
+    rng = random.Random(7)
+    rows = []
+    for i in range(3000):
+        expected = sentence(rng, 1, 6)
+        rows.append({"id": f"=c{i % 700}" if i % 5 == 0 else f"c{i % 700}", "version": f"v{i // 700}",
+                     "expected": expected, "output": mutate(rng, expected),
+                     "output_b": "" if i % 97 == 0 else mutate(rng, expected)})
+    path = tmp_path / "wide.csv"
+    write_rows(path, rows)
+    config = {"graders": [{"name": "exact"}, {"name": "chrf"}], "overall": "all"}
+    csvs, summaries, reports = compared(client, tmp_path, [path], config, partition_rows=250, spreadsheet_safe=True)
+    assert b"'=c0" in csvs[0] and b",version," in csvs[0].split(b"\n")[0]
+    assert csvs[1] == csvs[0] and summaries[1] == summaries[0] and reports[1] == reports[0]
+
+
+def test_parts_with_every_row_left_out_and_empty_buckets_compare_the_same(client, tmp_path):
+    rows = [{"id": "x", "version": "a", "expected": "1", "output": "1"}, {"id": "x", "version": "b", "expected": "1", "output": "2"},
+            {"id": "y", "version": "a", "expected": "", "output": ""}, {"id": "y", "version": "b", "expected": "", "output": ""},
+            {"id": "y", "version": "a", "expected": "", "output": ""}, {"id": "x", "version": "b", "expected": "1", "output": "1"}]
+    path = tmp_path / "tiny.jsonl"
+    write_rows(path, rows)
+    config = {"graders": [{"name": "exact"}, {"name": "bleu"}], "overall": "all"}
+    csvs, summaries, reports = compared(client, tmp_path, [path], config, partition_rows=1)
+    assert "duplicate key" in summaries[0] and "no output" in summaries[0]
+    assert csvs[1] == csvs[0] and summaries[1] == summaries[0] and reports[1] == reports[0]
+
+
+def test_two_runs_without_a_shared_case_fail_as_one_process_does(client, tmp_path):
+    from graders.compare.comparison import CompareError
+
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    for k, path in enumerate(paths):
+        write_rows(path, [{"id": f"{k}-{i}", "expected": "a", "output": "a"} for i in range(30)])
+    with pytest.raises(CompareError) as want:
+        compare_file(read_several([str(p) for p in paths]), {"graders": [{"name": "exact"}]}, version_a="a",
+                     version_b="b")
+    with pytest.raises(CompareError) as got:
+        compare_files([str(p) for p in paths], {"graders": [{"name": "exact"}]}, client=client, partition_rows=10)
+    assert str(got.value) == str(want.value)
+
+
+def test_the_command_line_compares_on_a_local_cluster(tmp_path):
+    path = str(SAMPLES / "returns_ab_long.jsonl")
+    args = ["compare", path, "--grader", "exact", "--grader", "chrf", "--resamples", "1000"]
+    assert main(args + ["--out", str(tmp_path / "a.csv"), "--summary", str(tmp_path / "a.json")]) == 0
+    assert main(args + ["--out", str(tmp_path / "b.csv"), "--summary", str(tmp_path / "b.json"),
+                        "--scheduler", "local", "--workers", "2"]) == 0
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
 def test_a_worker_killed_mid_run_changes_nothing(client, tmp_path):

@@ -344,16 +344,13 @@ def compare_prepared(
     prepared: Prepared, config: RunConfig, mapping: Mapping[str, str | None], *, version_a: str | None = None,
     version_b: str | None = None, resamples: int = 2000, seed: int = 0, workers: int | None = None,
     start_method: str = "fork", primary: Sequence[str] | None = None, versions_in_file: Sequence[str] | None = None,
-    score: Any = None,
 ) -> Comparison:
     """Compare the prepared rows of two systems; ``workers`` and ``start_method`` as in
     ``batch.score_frame`` ("forkserver" inside a threaded host such as Streamlit);
     ``resamples``, ``seed`` and ``workers`` checked as ``scoring.limits`` says.
     ``primary``: the metrics Holm's adjustment runs over (``families.holm_families``;
     None: every grader). ``versions_in_file``: a long file's versions in file order, rows
-    left out included (``file_versions``), of which A and B are the first two. ``score``:
-    what scores the rows instead of ``score_frame``, with its arguments (a cluster's:
-    ``graders.distributed``)."""
+    left out included (``file_versions``), of which A and B are the first two."""
     resamples, seed, workers = check_resamples(resamples), check_seed(seed), check_workers(workers)
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
@@ -366,8 +363,7 @@ def compare_prepared(
     # BLEU's and chrF's come back per row when they are run: the paired corpus bootstrap reads them.
     corpus = any(name in CORPUS_METRICS for name in config.grader_names)
     statistics: dict | None = None if corpus else {}
-    scored = (score or score_frame)(rows, config, workers=workers, details=False, start_method=start_method,
-                                    statistics=statistics)
+    scored = score_frame(rows, config, workers=workers, details=False, start_method=start_method, statistics=statistics)
     return compare_scored(scored, rows, prepared, config, mapping, a, b, source, resamples=resamples, seed=seed,
                           statistics=statistics, primary=primary, sides=sides)
 
@@ -392,15 +388,31 @@ def compare_scored(
         record = pairs["record_a"].where(pairs["record_a"].notna(), pairs["record_b"])
         pairs.insert(1, "version", pd.Series([version_of.get(r, "") for r in record], index=pairs.index, dtype=object))
     unpaired = _unpaired(rows, a, b, source)
+    check_paired(unpaired, a, b, source, prepared)
+    sizes = {name: families.size(name) for name in scorers}
+    results, item_codes = paired_summaries(pairs, scorers, resamples=resamples, seed=seed, family_sizes=sizes)
+    metrics = metric_comparisons(results, families, unpaired)
+    corpus = paired_corpus(scored, pairs, rows, config, a, b, item_codes, resamples=resamples, seed=seed)
+    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
+                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}), families, sides,
+                      corpus)
+
+
+def check_paired(unpaired: Mapping[str, Any], a: str, b: str, source: str, prepared: Prepared) -> None:
+    """``CompareError`` when no case is on both sides (``_unpaired``'s count of pairs)."""
     if unpaired["pairs"] == 0:
         on = "the same row" if source == "wide" else "(id, repeat)"
         raise CompareError(f"no case appears in both {_version_names([a])} and {_version_names([b])}: nothing to pair "
                            f"on {on}{_left_out_phrase(prepared)}")
-    sizes = {name: families.size(name) for name in scorers}
-    results, item_codes = paired_summaries(pairs, scorers, resamples=resamples, seed=seed, family_sizes=sizes)
+
+
+def metric_comparisons(results: Mapping[str, PairedSummary], families: HolmFamilies,
+                       unpaired: Mapping[str, Any]) -> dict[str, MetricComparison]:
+    """Each metric's figures with its p Holm-adjusted in its family and its verdict in words;
+    ``CompareError`` when no pair has a score on both sides for any metric."""
+    scorers = list(results)
     if all(results[name].n == 0 for name in scorers):
-        graders = ", ".join(scorers)
-        raise CompareError(f"nothing to compare: no pair has a score on both sides for {graders} (each "
+        raise CompareError(f"nothing to compare: no pair has a score on both sides for {', '.join(scorers)} (each "
                            f"of the {unpaired['pairs']:,} pairs is not judged or an error on A's side or B's)")
     adjusted = families.adjust({n: results[n].p_value for n in scorers})
     metrics = {}
@@ -409,10 +421,7 @@ def compare_scored(
         role = families.role(name)
         words = verdict_words(results[name], adjusted[name] if role == "holm" else None, unadjusted=role == "unadjusted")
         metrics[name] = MetricComparison(name, binary, results[name], adjusted[name], words, role)
-    corpus = paired_corpus(scored, pairs, rows, config, a, b, item_codes, resamples=resamples, seed=seed)
-    return Comparison(a, b, source, pairs, metrics, unpaired, prepared, scored, resamples, seed,
-                      {**config.to_dict(), "columns": mapping_dict(mapping)}, dict(statistics or {}), families, sides,
-                      corpus)
+    return metrics
 
 
 def paired_summaries(pairs: pd.DataFrame, scorers: Sequence[str], *, resamples: int, seed: int,

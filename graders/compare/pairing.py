@@ -44,12 +44,13 @@ def _blank_none(cells: np.ndarray) -> np.ndarray:
     return cells
 
 
-def paired_sides(scored: pd.DataFrame, a: str, b: str, scorers: Sequence[str], key: np.ndarray) -> pd.DataFrame | None:
+def paired_sides(scored: pd.DataFrame, a: str, b: str, scorers: Sequence[str], key: np.ndarray, *,
+                 with_key: bool = False) -> pd.DataFrame | None:
     """The scored rows of systems ``a`` and ``b`` joined on (``key``, scorer): columns
     ``item, repeat, grader, score_a, pass_a, status_a, explanation_a, record_a, score_b,
     pass_b, status_b, explanation_b, record_b, _merge`` ("both", "left_only",
-    "right_only"). None when a (key, scorer) repeats on a side (the merge's product is
-    then the caller's to make)."""
+    "right_only"), and each pair's ``key`` as ``_key`` when asked. None when a (key, scorer)
+    repeats on a side (the merge's product is then the caller's to make)."""
     names = scored["scorer"].to_numpy(dtype=object)
     codes, distinct = pd.factorize(pd.Series(names, dtype=object))
     order = {s: i for i, s in enumerate(scorers)}
@@ -85,6 +86,8 @@ def paired_sides(scored: pd.DataFrame, a: str, b: str, scorers: Sequence[str], k
     data["_merge"] = np.where(pa < 0, "right_only", np.where(pb < 0, "left_only", "both")).astype(object)
     columns = ["item", "repeat", "grader", *[c + "_a" for c in SIDE_COLUMNS], "record_a",
                *[c + "_b" for c in SIDE_COLUMNS], "record_b", "_merge"]
+    if with_key:
+        data["_key"], columns = joined % size, columns + ["_key"]
     return pd.concat([pd.Series(data[c], name=c, dtype=object) for c in columns], axis=1)
 
 
@@ -177,10 +180,13 @@ def _unpaired(rows: pd.DataFrame, a: str, b: str, source: str = "long") -> dict[
         shown = []
         for at in first_row[np.flatnonzero(mask)[:LISTED]]:  # in file order
             r = rows.iloc[at]
-            version = r["version"] if "version" in rows.columns else ""
-            where = ", ".join(([f"version {version}"] if version else [])
-                              + ([f"repeat {r['repeat']}"] if r["repeat"] not in ("", "0") else []))
-            shown.append(f"{r['item']} ({where})" if where else str(r["item"]))
+            shown.append(key_name(r["item"], r["version"] if "version" in rows.columns else "", r["repeat"]))
         return {"count": int(mask.sum()), "keys": shown}
 
     return {"a_only": listed(in_a & ~in_b), "b_only": listed(in_b & ~in_a), "pairs": int((in_a & in_b).sum())}
+
+
+def key_name(item: Any, version: Any, repeat: Any) -> str:
+    """A case on one side only as the report lists it: its id, and its version and repeat."""
+    where = ", ".join(([f"version {version}"] if version else []) + ([f"repeat {repeat}"] if repeat not in ("", "0") else []))
+    return f"{item} ({where})" if where else str(item)

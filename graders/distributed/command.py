@@ -8,6 +8,7 @@ from typing import Any
 
 from graders.config import RunConfig
 from graders.distributed.cluster import ClusterError, connect
+from graders.scoring.output import STDOUT, OutputError
 
 
 def _check(args: argparse.Namespace) -> dict[str, Any]:
@@ -32,12 +33,26 @@ def score_on_cluster(args: argparse.Namespace, config: RunConfig, write_to: Any)
                            **reading)
 
 
-def compare_on_cluster(args: argparse.Namespace, config: RunConfig) -> Any:
-    """``gradeboard compare`` on the cluster ``--scheduler`` names."""
+def compare_on_cluster(args: argparse.Namespace, config: RunConfig, out: Any) -> Any:
+    """``gradeboard compare`` on the cluster ``--scheduler`` names, the comparison CSV written
+    to ``out`` (the text file ``--out`` opened) as its lines come from the buckets."""
+    from graders.compare.comparison import CompareError
     from graders.distributed.run import compare_files
 
     reading = _check(args)
+    scorers = list(config.grader_names) + (["overall"] if config.overall else [])
+    for name in args.fail_if_worse:  # before any line is written
+        if name not in scorers:
+            raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(scorers)}")
+    out.flush()
     with connect(args.scheduler, workers=args.workers) as client:
-        return compare_files(args.files, config, client=client, version_a=args.version_a, version_b=args.version_b,
-                             resamples=args.resamples, seed=args.seed,
-                             primary=args.primary or args.fail_if_worse or None, **reading)
+        try:
+            return compare_files(args.files, config, client=client, version_a=args.version_a, version_b=args.version_b,
+                                 resamples=args.resamples, seed=args.seed,
+                                 primary=args.primary or args.fail_if_worse or None,
+                                 write_to=out.buffer, spreadsheet_safe=args.spreadsheet_safe, **reading)
+        except OSError as e:
+            if isinstance(e, OutputError):
+                raise
+            where = "standard output" if args.out == STDOUT else repr(args.out)
+            raise OutputError(e.errno, f"cannot write {where}: {e.strerror or e}") from None

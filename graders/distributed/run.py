@@ -213,49 +213,22 @@ def score_ddf(ddf: Any, config: RunConfig | Mapping[str, Any] | str | os.PathLik
 # --------------------------------------------------------------------------- comparing
 
 
-def _score_frame_on(client: Any, partition_rows: int) -> Any:
-    """``score_frame`` for ``compare_prepared``, each part of the rows scored on a worker."""
-    import pandas as pd
-
-    from graders.scoring.parallel import score_frame
-    from graders.scoring.summary import add_statistics
-
-    def scorer(rows: pd.DataFrame, config: RunConfig, *, statistics: dict | None = None, **_: Any) -> pd.DataFrame:
-        spans = P.spans(len(rows), partition_rows)
-        futures = [client.submit(_score_frame_part, rows.iloc[a:b], config, statistics is not None, pure=False)
-                   for a, b in spans]
-        frames = []
-        for k, future in enumerate(futures):
-            frame, sums = _result(future, f"part {k + 1} of {len(futures)}")
-            futures[k] = None
-            frames.append(frame)
-            if statistics is not None:
-                add_statistics(statistics, sums)
-        return pd.concat(frames, ignore_index=True) if frames else score_frame(rows, config, details=False)
-
-    return scorer
-
-
-def _score_frame_part(rows: Any, config: RunConfig, sums: bool) -> tuple[Any, dict]:
-    from graders.scoring.parallel import score_frame
-
-    statistics: dict | None = {} if sums else None
-    frame = score_frame(rows.reset_index(drop=True), config, workers=1, details=False, statistics=statistics)
-    return frame, statistics or {}
-
-
 def compare_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *,
                   client: Any = None, version_a: str | None = None, version_b: str | None = None,
                   resamples: int = 2000, seed: int = 0, primary: Sequence[str] | None = None,
                   format: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, header: bool = True,
-                  partition_rows: int = P.PART_ROWS, mapping: Mapping[str, str | None] | None = None) -> Any:
-    """``gradeboard compare FILES`` on a cluster: the files read, prepared and scored by the
-    workers, the duplicate keys found over every part; the comparison (pairing, intervals,
-    tests: ``compare_prepared``) on the client over the rows, as the single-process run has
-    them. Two files of one version each are A and B in order, unless ``version_a``/``b``."""
-    import pandas as pd
-
-    from graders.compare.comparison import CompareError, compare_prepared
+                  partition_rows: int = P.PART_ROWS, mapping: Mapping[str, str | None] | None = None,
+                  write_to: Any = None, spreadsheet_safe: bool = False) -> Any:
+    """``gradeboard compare FILES`` on a cluster, as ``compare_file`` makes it in one process:
+    the files read, prepared and scored by the workers, the duplicate keys found over every
+    part; the scored rows of A and B shuffled into buckets by id and paired there
+    (``compare.buckets``); the client merges the buckets' per-pair numbers in the
+    single-process order and makes the figures from them. The comparison CSV goes to
+    ``write_to`` (as ``score_files``' ``write_to``; None: not written), its lines fetched
+    from the buckets one scorer at a time; the ``Comparison`` returned has no ``pairs``.
+    Two files of one version each are A and B in order, unless ``version_a``/``b``."""
+    from graders.compare.comparison import CompareError
+    from graders.scoring.limits import check_resamples, check_seed
     from graders.scoring.rows import MappingError
 
     client = _client(client)
@@ -263,22 +236,109 @@ def compare_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | 
     paths = expand(paths)
     if len(paths) > 2:
         raise ResultsFileError(f"compare takes one file with both sides or two runs, not {len(paths)} files")
+    resamples, seed = check_resamples(resamples), check_seed(seed)
+    if not config.graders:
+        raise CompareError("no graders configured; add at least one")
+    with scored_output(write_to) as sink:
+        try:
+            parts = _file_parts(client, paths, config, format=format, max_bytes=max_bytes, header=header,
+                                partition_rows=partition_rows, mapping=mapping)
+        except MappingError as e:
+            raise CompareError(str(e)) from None
+        if version_a is None and version_b is None and len(paths) == 2 and "file" in parts.columns:
+            if all(len(v) == 1 for v in parts.file_versions):  # readers.several.first_versions
+                version_a, version_b = parts.file_versions[0][0], parts.file_versions[1][0]
+        versions = None
+        if parts.mapping.get("version") and not parts.mapping.get("output_b") and parts.mapping["version"] in parts.columns:
+            versions = list(dict.fromkeys(v for i in parts.infos for v in i.versions))
+        asked = {"version_a": version_a, "version_b": version_b, "resamples": resamples, "seed": seed,
+                 "primary": primary, "versions_in_file": versions}
+        return _compare(client, parts, config, asked, sink, spreadsheet_safe)
+
+
+def _compare(client: Any, parts: _Parts, config: RunConfig, asked: dict[str, Any], sink: Any,
+             spreadsheet_safe: bool) -> Any:
+    import pandas as pd
+
+    from graders.compare import buckets as K
+    from graders.compare.comparison import (
+        CompareError,
+        Comparison,
+        _left_out_phrase,
+        check_paired,
+        choose_sides,
+        comparison_columns,
+        metric_comparisons,
+    )
+    from graders.compare.corpus import CORPUS_METRICS
+    from graders.compare.families import FamilyError, holm_families
+    from graders.config import mapping_dict
+    from graders.scoring.output import csv_bytes
+
+    prepared = Prepared(pd.DataFrame(), parts.left_out, P.systems(parts.infos))
+    a, b, source, how = choose_sides(prepared, parts.mapping, asked["version_a"], asked["version_b"],
+                                     asked["versions_in_file"])
+    scorers = tuple(config.grader_names) + (("overall",) if config.overall else ())
     try:
-        parts = _file_parts(client, paths, config, format=format, max_bytes=max_bytes, header=header,
-                            partition_rows=partition_rows, mapping=mapping)
-    except MappingError as e:
+        families = holm_families(list(scorers), asked["primary"])
+    except FamilyError as e:
         raise CompareError(str(e)) from None
-    if version_a is None and version_b is None and len(paths) == 2 and "file" in parts.columns:
-        if all(len(v) == 1 for v in parts.file_versions):  # readers.several.first_versions
-            version_a, version_b = parts.file_versions[0][0], parts.file_versions[1][0]
-    rows = _gather([client.submit(P.kept_rows, f, d, pure=False) for f, d in zip(parts.futures, parts.dups.per_part)],
-                   "gathering the rows")
-    frame = pd.concat(rows, ignore_index=True)
-    prepared = Prepared(rows=frame, left_out=parts.left_out, systems=P.systems(parts.infos))
-    mapping_used = parts.mapping
-    versions = None
-    if mapping_used.get("version") and not mapping_used.get("output_b") and mapping_used["version"] in parts.columns:
-        versions = list(dict.fromkeys(v for i in parts.infos for v in i.versions))
-    return compare_prepared(prepared, config, mapping_used, version_a=version_a, version_b=version_b,
-                            resamples=resamples, seed=seed, primary=primary, versions_in_file=versions,
-                            score=_score_frame_on(client, partition_rows))
+    has_repeat = any(i.has_repeat for i in parts.infos)
+    corpus = tuple(n for n in CORPUS_METRICS if n in config.grader_names)
+    sides = K.Sides(a, b, source, dict(parts.mapping), scorers, corpus,
+                    max(1, min(len(parts.futures), 2 * _threads(client))), spreadsheet_safe)
+    sent = [client.submit(K.part_rows, f, d, config, sides, k, has_repeat, pure=False)
+            for k, (f, d) in enumerate(zip(parts.futures, parts.dups.per_part))]
+    buckets = [client.submit(K.pair_bucket, j, sides, *[client.submit(_slice, s, j, pure=False) for s in sent],
+                             pure=False) for j in range(sides.buckets)]
+    heads = _gather([client.submit(_head, s, pure=False) for s in sent], "scoring the rows")
+    del sent  # the parts' rows are the buckets' now
+    if not sum(h[2] for h in heads):
+        raise CompareError(f"no rows left to compare{_left_out_phrase(prepared)}")
+    figures = _gather([client.submit(_figures, bucket, pure=False) for bucket in buckets], "pairing the rows")
+    if any(f.repeats for f in figures):  # pragma: no cover - the duplicate check leaves each key once a side
+        raise ClusterError("a case's key repeats on one side after the duplicate check; compare without --scheduler")
+    merged = K.merge(figures)
+    unpaired = merged.unpaired()
+    check_paired(unpaired, a, b, source, prepared)
+    results, item_codes = merged.summaries(scorers, resamples=asked["resamples"], seed=asked["seed"],
+                                           family_sizes={n: families.size(n) for n in scorers})
+    metrics = metric_comparisons(results, families, unpaired)
+    refs = set().union(*(h[1] for h in heads))
+    paired_corpus = merged.paired_corpus(corpus, item_codes, refs, resamples=asked["resamples"], seed=asked["seed"])
+
+    def raw(name: str, system: Any) -> list[int]:
+        sums = _gather([client.submit(K.side_statistics, f, d, sides, name, system, pure=False)
+                        for f, d in zip(parts.futures, parts.dups.per_part)], "the corpus statistics")
+        return [sum(col) for col in zip(*sums)]
+
+    side_summary = R.summary([h[0] for h in heads], graders=config.grader_names, left_out={},
+                             config=config.to_dict(), has_repeat=has_repeat, raw_corpus=raw)
+    result = Comparison(a, b, source, None, metrics, unpaired, prepared, None, asked["resamples"], asked["seed"],
+                        {**config.to_dict(), "columns": mapping_dict(parts.mapping)}, {}, families, how, paired_corpus,
+                        side_summary=side_summary)
+    if sink is not None:
+        versions = source == "wide" and bool(parts.mapping.get("version"))
+        columns = comparison_columns(pd.DataFrame(columns=["version"] if versions else []))
+        sink.write(csv_bytes(pd.DataFrame(columns=columns), columns))
+        for rank in range(len(scorers)):  # one scorer's lines at a time
+            blocks = _gather([client.submit(_lines_of, bucket, rank, pure=False) for bucket in buckets],
+                             "the comparison's lines")
+            sink.writelines(merged.lines(rank, blocks))
+    return result
+
+
+def _slice(sent: Any, j: int) -> Any:
+    return sent.slices[j]
+
+
+def _head(sent: Any) -> tuple[Any, set[int], int]:
+    return sent.piece, sent.refs, sent.rows
+
+
+def _figures(bucket: Any) -> Any:
+    return bucket.figures()
+
+
+def _lines_of(bucket: Any, rank: int) -> tuple[bytes, Any]:
+    return bucket.lines_of(rank)

@@ -115,6 +115,26 @@ def piece(tally: Tally, rows: pd.DataFrame, cases: bool) -> Piece:
     return out
 
 
+def frame_tally(scored: pd.DataFrame, positions: np.ndarray, config: Mapping[str, Any]) -> Tally:
+    """The ``Tally`` of a scored frame (``score_frame``'s, details kept), as ``score_to_csv``
+    returns it for the same rows: ``positions``, each scored row's row; ``config``, the
+    run's JSON form (its graders run with ``extract``)."""
+    from graders.scoring.batch import CORPUS_SCORERS, _scorer_statistics
+    from graders.scoring.summary import _Columns, unknown_assertion_kinds
+
+    cols = _Columns(scored, extracting_graders(config))
+    status = np.array([STATUSES.index(s) if s in STATUSES else -1 for s in cols.status_names] + [-1], dtype=np.int8)
+    statistics: CorpusStatistics = {}
+    details = scored["details"].to_numpy(dtype=object)
+    for code, name in enumerate(cols.scorer_names):
+        if name in CORPUS_SCORERS:
+            at = np.flatnonzero(cols.scorer_codes == code)
+            statistics.update(_scorer_statistics(name, scored["system"].to_numpy(dtype=object)[at], details[at]))
+    return Tally(cols.scorer_codes, tuple(cols.scorer_names), cols.system_codes, tuple(cols.system_names),
+                 status[cols.status_codes], cols.values, cols.near, unknown_assertion_kinds(scored, list(cols.scorers)),
+                 statistics, cols.no_answer, positions)
+
+
 def _positions(values: np.ndarray) -> dict[Any, np.ndarray]:
     from graders.scoring.summary import positions_by_value
 

@@ -98,10 +98,14 @@ def score_part(part: P.Part, duplicates: Any, config: RunConfig, include_output:
 
 def raw_statistics(part: P.Part, duplicates: Any, name: str, system: Any) -> list[int]:
     """BLEU's or chrF's corpus statistics of one system's outputs as written, in one part."""
+    rows = P.kept_rows(part, duplicates)
+    return output_statistics(rows[rows["system"].to_numpy(dtype=object) == system], name)
+
+
+def output_statistics(rows: Any, name: str) -> list[int]:
+    """BLEU's or chrF's corpus statistics of these rows' outputs as written."""
     from graders.text.ngrams import corpus_statistics
 
-    rows = P.kept_rows(part, duplicates)
-    rows = rows[rows["system"].to_numpy(dtype=object) == system]
     if name == "bleu":
         from graders.metrics.bleu import N_STATS, segment_statistics
     else:

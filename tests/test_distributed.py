@@ -256,28 +256,36 @@ def test_the_command_line_compares_on_a_local_cluster(tmp_path):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
-def test_a_worker_killed_mid_run_changes_nothing(client, tmp_path):
+@pytest.mark.parametrize("command, task", [("score", "score_part"), ("compare", "part_rows"), ("compare", "pair_bucket")])
+def test_a_worker_killed_mid_run_changes_nothing(client, tmp_path, command, task):
     paths = many_files(tmp_path, n=12_000, files=2)
     config = {"graders": [{"name": "exact"}, {"name": "chrf"}]}
-    want_csv, want_summary = single(paths, config, tmp_path)
+    if command == "score":
+        want = single(paths, config, tmp_path)
+    else:
+        want = compared(client, tmp_path, paths, config, partition_rows=500)
+        assert all(one == cluster for one, cluster in want)
     result = {}
 
     def run():
         try:
-            result["got"] = on_cluster(client, paths, config, tmp_path, partition_rows=500)
+            if command == "score":
+                result["got"] = on_cluster(client, paths, config, tmp_path, partition_rows=500)
+            else:
+                result["got"] = compared(client, tmp_path, paths, config, partition_rows=500)
         except BaseException as e:  # noqa: BLE001 - reported below
             result["error"] = e
 
     thread = threading.Thread(target=run)
     thread.start()
     deadline = time.time() + 60
-    while time.time() < deadline and not any("score_part" in key for keys in client.processing().values() for key in keys):
-        time.sleep(0.05)
+    while time.time() < deadline and not any(task in key for keys in client.processing().values() for key in keys):
+        time.sleep(0.02)
     pid = next(iter(client.run(os.getpid).values()))
     os.kill(pid, signal.SIGKILL)
     thread.join(240)
     assert "error" not in result, result.get("error")
-    assert result["got"] == (want_csv, want_summary)
+    assert result["got"] == want
 
 
 def test_a_worker_that_dies_every_time_fails_with_one_message_and_keeps_the_old_file(client, tmp_path):

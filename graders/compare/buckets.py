@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -262,20 +262,17 @@ class Merged:
                                       seed=seed)
         return out
 
-    def lines(self, rank: int, blocks: Sequence[tuple[bytes, np.ndarray]]) -> list[bytes]:
+    def lines(self, rank: int, blocks: Sequence[tuple[bytes, np.ndarray]], size: int = 1 << 16) -> Iterator[bytes]:
         """The comparison CSV's lines of the scorer ranked ``rank`` in merged order, from each
-        bucket's (``Bucket.lines_of``)."""
+        bucket's (``Bucket.lines_of``), ``size`` lines joined at a time."""
         bucket_of = np.repeat(np.arange(len(blocks)), [len(ends) for _, ends in blocks])
-        local = np.concatenate([np.arange(len(ends)) for _, ends in blocks]) if blocks else np.zeros(0, np.int64)
-        # the scorer's pairs of every bucket, laid end to end, in merged order
-        mine = np.argsort(self.order_within(rank), kind="stable")
-        views = [memoryview(data) for data, _ in blocks]
-        ends = [ends for _, ends in blocks]
-        out = []
-        for k in mine.tolist():
-            b, i = int(bucket_of[k]), int(local[k])
-            out.append(views[b][(int(ends[b][i - 1]) if i else 0):int(ends[b][i])])
-        return out
+        starts = np.concatenate([np.r_[0, ends][:-1] for _, ends in blocks]) if blocks else np.zeros(0, np.int64)
+        ends = np.concatenate([ends for _, ends in blocks]) if blocks else np.zeros(0, np.int64)
+        mine = np.argsort(self.order_within(rank), kind="stable")  # the scorer's pairs of every bucket, merged
+        data = [d for d, _ in blocks]
+        for a in range(0, len(mine), size):
+            at = mine[a:a + size]
+            yield b"".join([data[b][s:e] for b, s, e in zip(bucket_of[at].tolist(), starts[at].tolist(), ends[at].tolist())])
 
     def order_within(self, rank: int) -> np.ndarray:
         """For the scorer ranked ``rank``, its pairs of every bucket laid end to end: each
@@ -285,10 +282,14 @@ class Merged:
 
 
 def merge(buckets: list[Bucket]) -> Merged:
-    """The buckets' pairs in the single-process order: by scorer, then by first row."""
+    """The buckets' pairs in the single-process order: by scorer, then by first row. Each
+    bucket's numbers move into the merge but for its ranks and first rows."""
     have = [b.numbers for b in buckets if b.numbers]
     if not have:
         return Merged(buckets, np.zeros(0, np.int64), {name: np.zeros(0) for name in NUMBERS})
     joined = {name: np.concatenate([h[name] for h in have]) for name in NUMBERS}
     order = np.lexsort((joined["first"], joined["rank"]))
+    for h in have:  # the buckets keep what their lines are merged by, once
+        for name in NUMBERS[2:]:
+            del h[name]
     return Merged(buckets, order, {name: col[order] for name, col in joined.items()})

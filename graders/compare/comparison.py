@@ -165,10 +165,17 @@ class Comparison:
                 tripped.append(f"A is worse than B on {name} beyond the 95% interval ({label} = {p:.2g})")
         return tripped
 
+    def _held(self) -> pd.DataFrame:
+        if self.pairs is None:
+            raise CompareError("a comparison made on a cluster keeps its pairs there; read them from the comparison "
+                               "CSV it wrote (compare_files(write_to=...))")
+        return self.pairs
+
     def rows(self, kind: str, grader: str | None = None) -> pd.DataFrame:
         """Paired rows for review: ``a_fails_b_passes``, ``a_passes_b_fails`` or ``disagree``
         (a different verdict, or a different score for continuous graders)."""
-        p = self.pairs[self.pairs["paired"]]
+        p = self._held()
+        p = p[p["paired"]]
         if grader is not None:
             p = p[p["grader"] == grader]
         if kind == "a_fails_b_passes":
@@ -181,7 +188,8 @@ class Comparison:
 
     def largest_drops(self, grader: str, k: int = 20) -> pd.DataFrame:
         """The ``k`` pairs where A scores furthest below B on ``grader``."""
-        p = self.pairs[(self.pairs["grader"] == grader) & self.pairs["paired"] & (self.pairs["diff"] < 0)]
+        p = self._held()
+        p = p[(p["grader"] == grader) & p["paired"] & (p["diff"] < 0)]
         return p.sort_values(["diff", "item"], kind="stable").head(k)
 
     def metrics_of(self, pairs: pd.DataFrame) -> dict[str, MetricComparison]:
@@ -522,6 +530,4 @@ def write_comparison(result: Comparison, path_or_buffer: Any, *, spreadsheet_saf
     """Write the comparison CSV (``comparison_columns``, ``comparison_frame``) as
     ``output.write_csv`` writes every CSV. A comparison made on a cluster wrote its own
     (``graders.distributed.compare_files``' ``write_to``)."""
-    if result.pairs is None:
-        raise CompareError("this comparison's pairs stayed on the cluster: its CSV is written by compare_files(write_to=...)")
-    write_csv(comparison_frame(result.pairs, spreadsheet_safe), path_or_buffer, comparison_columns(result))
+    write_csv(comparison_frame(result._held(), spreadsheet_safe), path_or_buffer, comparison_columns(result))

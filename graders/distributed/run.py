@@ -7,7 +7,11 @@ file's lines (``scoring.parallel.score_to_csv``, as the single-process run write
 the numbers the summary adds up (``reduce.piece``). The client finds duplicate keys from
 each part's key hashes, then writes the parts' lines to the output in order as they arrive
 (one part's bytes at a time; the file replaced whole at the end, ``output.text_output``),
-and adds the pieces into the summary. A worker lost mid-run is replaced and its parts
+and adds the pieces into the summary. To compare, each part's scored rows of A and B go to
+a bucket by a hash of their id (all of a case's rows meet in one), each bucket pairs its
+rows, and the client merges the buckets' few numbers a pair in the single-process order
+(``compare.buckets``): the comparison's tests run there, and its CSV is written from the
+buckets' lines, one scorer at a time. A worker lost mid-run is replaced and its parts
 computed again by Dask; a task that keeps killing its worker (more often than Dask's
 ``distributed.scheduler.allowed-failures``, 3 by default) ends the run with one message,
 and the old output stays as it was.
@@ -285,8 +289,9 @@ def _compare(client: Any, parts: _Parts, config: RunConfig, asked: dict[str, Any
         raise CompareError(str(e)) from None
     has_repeat = any(i.has_repeat for i in parts.infos)
     corpus = tuple(n for n in CORPUS_METRICS if n in config.grader_names)
+    n = len(parts.futures)  # buckets: two a worker thread, or one to each four parts (smaller buckets, lower peaks)
     sides = K.Sides(a, b, source, dict(parts.mapping), scorers, corpus,
-                    max(1, min(len(parts.futures), 2 * _threads(client))), spreadsheet_safe)
+                    max(1, min(n, max(2 * _threads(client), -(-n // 4)))), spreadsheet_safe)
     sent = [client.submit(K.part_rows, f, d, config, sides, k, has_repeat, pure=False)
             for k, (f, d) in enumerate(zip(parts.futures, parts.dups.per_part))]
     buckets = [client.submit(K.pair_bucket, j, sides, *[client.submit(_slice, s, j, pure=False) for s in sent],
@@ -324,7 +329,8 @@ def _compare(client: Any, parts: _Parts, config: RunConfig, asked: dict[str, Any
         for rank in range(len(scorers)):  # one scorer's lines at a time
             blocks = _gather([client.submit(_lines_of, bucket, rank, pure=False) for bucket in buckets],
                              "the comparison's lines")
-            sink.writelines(merged.lines(rank, blocks))
+            for data in merged.lines(rank, blocks):
+                sink.write(data)
     return result
 
 

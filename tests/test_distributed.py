@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("distributed")
 pytest.importorskip("dask.dataframe")
@@ -346,3 +348,52 @@ def test_slices_are_refused_on_a_cluster_with_one_message(tmp_path, capsys):
     assert code == 2
     assert "--by slices the rows in one process" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def threads():
+    """An in-process cluster (threads): fast enough for many small comparisons."""
+    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as c:
+        yield c
+
+
+_row = st.fixed_dictionaries({
+    "id": st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "=h", "i,j", "k\nl"]),
+    "version": st.sampled_from(["v1", "v2", "v1", "v2", "v3"]),
+    "repeat": st.sampled_from(["0", "1", "01", "2", "", "x"]),
+    "expected": st.sampled_from(["cat sat", "12", "a b c", ""]),
+    "output": st.sampled_from(["cat sat", "the cat sat", "12", "13", "a b", "", "\ud800 a"]),
+})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(_row, min_size=2, max_size=60), part=st.integers(1, 12), wide=st.booleans())
+def test_any_small_file_compares_the_same_whatever_the_parts_and_buckets(threads, tmp_path, rows, part, wide):
+    """Property: every figure, line and report line of a comparison paired in buckets equals
+    the single-process one, or both refuse with the same message; ids, versions, repeats
+    (bad, duplicate, "01" beside "1"), empty outputs and parts of any size drawn at random."""
+    from graders.compare.comparison import CompareError
+
+    path = tmp_path / "rows.jsonl"
+    if wide:
+        rows = [{**r, "output_b": r["expected"] + " " + r["output"]} for r in rows]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")  # a lone surrogate as its escape
+    config = {"graders": [{"name": "exact"}, {"name": "token_f1"}, {"name": "bleu"}], "overall": "any"}
+    try:
+        want = compare_file(str(path), config, version_a="v1" if not wide else None,
+                            version_b="v2" if not wide else None, resamples=1000, seed=3, workers=1)
+    except CompareError as e:
+        with pytest.raises(CompareError) as got:
+            compare_files([str(path)], config, client=threads, version_a=None if wide else "v1",
+                          version_b=None if wide else "v2", resamples=1000, seed=3, partition_rows=part)
+        assert str(got.value) == str(e)
+        event("refused alike")
+        return
+    event("compared")
+    out = tmp_path / "got.csv"
+    got = compare_files([str(path)], config, client=threads, version_a=None if wide else "v1",
+                        version_b=None if wide else "v2", resamples=1000, seed=3, partition_rows=part, write_to=str(out))
+    write_comparison(want, str(tmp_path / "want.csv"))
+    assert out.read_bytes() == (tmp_path / "want.csv").read_bytes()
+    assert summary_text(got.summary()) == summary_text(want.summary())
+    assert got.report() == want.report()

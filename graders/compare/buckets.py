@@ -25,14 +25,14 @@ import numpy as np
 import pandas as pd
 
 from graders.compare.comparison import comparison_columns, comparison_frame, side_rows, summaries_of
-from graders.compare.corpus import corpus_figure, pair_statistics
+from graders.compare.corpus import corpus_figure, pair_statistics, ref_counts
 from graders.compare.pairing import LISTED, _pair_keys, _pass_numeric, key_name, outcomes, paired_sides
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
 from graders.scoring.output import csv_bytes
 from graders.scoring.rows import Prepared, group_codes
 
-SENT = ("item", "repeat", "scorer", "system", "score", "pass", "status", "record")
+SENT = ("item", "repeat", "scorer", "system", "score", "pass")  # and the record, as numbers (no status: no figure reads it)
 NUMBERS = ("rank", "first", "item_id", "case_id", "value_a", "value_b", "pass_a", "pass_b")
 _ROW_BITS = 32  # a global position: the part's number above, the row's within it below
 
@@ -85,7 +85,7 @@ def part_rows(part: P.Part, duplicates: Any, config: Any, sides: Sides, index: i
     piece = R.piece(R.frame_tally(scored, positions, config.to_dict()), rows, cases)
     at = np.flatnonzero(scored["scorer"].isin(sides.scorers).to_numpy())
     sent = {c: scored[c].to_numpy(dtype=object)[at] for c in SENT}
-    sent["explanation"] = np.full(len(at), None, dtype=object)  # no comparison figure reads them
+    sent["record"] = scored["record"].to_numpy()[at]
     details = scored["details"].to_numpy(dtype=object)[at]
     sent["details"] = np.where(np.isin(sent["scorer"], sides.corpus), details, None)
     sent["_first"] = (np.int64(index) << _ROW_BITS) + positions[at].astype(np.int64)
@@ -95,8 +95,7 @@ def part_rows(part: P.Part, duplicates: Any, config: Any, sides: Sides, index: i
     bucket = (P.hash_cells([rows["item"].to_numpy(dtype=object)])[:, 0] % np.uint64(sides.buckets)).astype(np.int64)
     which = bucket[positions[at]]
     slices = [frame.iloc[np.flatnonzero(which == j)].reset_index(drop=True) for j in range(sides.buckets)]
-    refs = {len(r) for r in rows["refs"]} if "refs" in rows.columns else set()
-    return PartRows(piece, refs, len(rows), slices)
+    return PartRows(piece, ref_counts(rows), len(rows), slices)
 
 
 def side_statistics(part: P.Part, duplicates: Any, sides: Sides, name: str, system: Any) -> list[int]:
@@ -142,6 +141,7 @@ def pair_bucket(j: int, sides: Sides, *slices: pd.DataFrame) -> Bucket:
     """Bucket ``j``'s rows (its share of each part, in order) paired as ``compare_scored``
     pairs them, its pairs in the order of their keys' first rows."""
     scored = pd.concat(slices, ignore_index=True)
+    scored["status"], scored["explanation"] = "", None  # no comparison figure reads them
     if not len(scored):
         return Bucket(unpaired={"a_only": (0, []), "b_only": (0, []), "pairs": 0})
     first_row = scored["_first"].to_numpy(dtype=np.int64)

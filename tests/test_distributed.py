@@ -315,6 +315,34 @@ def test_the_command_line_scores_on_a_local_cluster(tmp_path, capsys):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
+def test_the_command_line_joins_a_running_cluster_by_its_address(client, tmp_path):
+    address = client.scheduler.address  # the module's cluster, started apart from the command
+    for command, name, extra in (("score", "returns_desk.csv", []),
+                                 ("compare", "returns_ab_wide.csv", ["--spreadsheet-safe", "--resamples", "1000"])):
+        args = [command, str(SAMPLES / name), "--grader", "exact", "--grader", "token_f1", *extra]
+        assert main(args + ["--out", str(tmp_path / "a.csv"), "--summary", str(tmp_path / "a.json")]) == 0
+        assert main(args + ["--out", str(tmp_path / "b.csv"), "--summary", str(tmp_path / "b.json"),
+                            "--scheduler", address]) == 0
+        assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+        assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    assert client.scheduler_info()["workers"]  # the cluster is still there: the command only left it
+
+
+def test_an_address_with_no_scheduler_is_one_message_and_no_file(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "ab.csv"
+    code = main(["compare", str(SAMPLES / "returns_ab_long.jsonl"), "--grader", "exact", "--out", str(out),
+                 "--scheduler", f"tcp://127.0.0.1:{port}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gradeboard: cannot reach the Dask scheduler at 'tcp://127.0.0.1:{port}'") and err.count("\n") == 1
+    assert not out.exists() and os.listdir(tmp_path) == []
+
+
 def test_without_dask_the_scheduler_flag_says_how_to_install_it(tmp_path):
     code = ("import sys; sys.modules['distributed'] = None; from graders.cli import main; "
             f"sys.exit(main(['score', {str(SAMPLES / 'returns_desk.csv')!r}, '--out', {str(tmp_path / 'x.csv')!r}, "

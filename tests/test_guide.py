@@ -311,7 +311,7 @@ def test_statistics_as_described():
 
 def test_outcome_words_are_the_comparison_csv_values():
     answer = dict(guide.COMPARE_QUESTIONS)["How are wins, losses and ties counted?"]
-    source = (ROOT / "graders" / "compare" / "comparison.py").read_text(encoding="utf-8")
+    source = (ROOT / "graders" / "compare" / "pairing.py").read_text(encoding="utf-8")  # outcomes()
     for word in codes(answer):
         assert f'"{word}"' in source
 

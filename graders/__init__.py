@@ -5,10 +5,11 @@
     'pass'
 
 The public surface is ``grade``, ``Grade``, ``GRADER_NAMES``, ``corpus_bleu`` and
-``corpus_chrf``, and ``score_ddf`` for a ``dask.dataframe`` of rows (SPEC §11, with
-``pip install 'gradeboard[dask]'``; ``graders.distributed`` has the rest); the registry
-(``graders.registry.REGISTRY``) describes every grader's parameters for the batch layer,
-the command line and the dashboard, and ``help(grade)`` lists them with their defaults.
+``corpus_chrf``, and ``score_ddf`` and ``compare_ddf`` for a ``dask.dataframe`` of rows
+(SPEC §11, with ``pip install 'gradeboard[dask]'``; ``graders.distributed`` has the
+rest); the registry (``graders.registry.REGISTRY``) describes every grader's parameters
+for the batch layer, the command line and the dashboard, and ``help(grade)`` lists them
+with their defaults.
 """
 
 from __future__ import annotations
@@ -51,13 +52,14 @@ del _first, _rest
 
 
 def __getattr__(name: str) -> object:
-    """``score_ddf`` (SPEC §11: a ``dask.dataframe`` of rows scored on a cluster), imported
-    when first asked for: ``import graders`` stays as light as ``grade`` needs."""
-    if name == "score_ddf":
-        from graders.distributed import score_ddf
+    """``score_ddf`` and ``compare_ddf`` (SPEC §11: a ``dask.dataframe`` of rows scored or
+    compared on a cluster), imported when first asked for: ``import graders`` stays as light
+    as ``grade`` needs."""
+    if name in ("score_ddf", "compare_ddf"):
+        import graders.distributed
 
-        return score_ddf
+        return getattr(graders.distributed, name)
     raise AttributeError(f"module 'graders' has no attribute {name!r}")
 
 
-__all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf", "score_ddf"]
+__all__ = ["grade", "Grade", "GRADER_NAMES", "corpus_bleu", "corpus_chrf", "score_ddf", "compare_ddf"]

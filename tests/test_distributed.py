@@ -182,6 +182,23 @@ def compared(client, tmp_path, paths, config, **kw):
             summary_text(got.summary())], [want.report(), got.report()])
 
 
+def test_a_dask_dataframe_compares_as_its_file(client, tmp_path):
+    import dask.dataframe as dd
+
+    import graders
+
+    path = SAMPLES / "returns_ab_long.jsonl"
+    config = {"graders": [{"name": "exact"}, {"name": "chrf"}], "overall": "any"}
+    want = compare_file(str(path), config, resamples=1000, seed=3, workers=1)
+    write_comparison(want, str(tmp_path / "want.csv"))
+    frame = pd.read_json(path, lines=True, dtype=False).astype(str)
+    got = graders.compare_ddf(dd.from_pandas(frame, npartitions=3), config, client=client, resamples=1000, seed=3,
+                              write_to=str(tmp_path / "got.csv"))
+    assert (tmp_path / "got.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
+    assert summary_text(got.summary()) == summary_text(want.summary())
+    assert got.report() == want.report()
+
+
 @pytest.mark.parametrize("files", [["returns_ab_long.jsonl"], ["returns_ab_wide.csv"]])
 def test_the_bundled_samples_compare_the_same_on_a_cluster(client, tmp_path, files):
     config = {"graders": [{"name": "exact"}, {"name": "token_f1"}, {"name": "bleu"}, {"name": "chrf"}], "overall": "any"}

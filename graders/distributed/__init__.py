@@ -20,7 +20,7 @@ cluster and for the single-process run that streams a large file.
 """
 
 from graders.distributed.cluster import INSTALL, ClusterError, connect, require_dask
-from graders.distributed.run import ClusterRun, compare_files, score_ddf, score_files
+from graders.distributed.run import ClusterRun, compare_ddf, compare_files, score_ddf, score_files
 
-__all__ = ["ClusterError", "ClusterRun", "INSTALL", "compare_files", "connect", "require_dask", "score_ddf",
-           "score_files"]
+__all__ = ["ClusterError", "ClusterRun", "INSTALL", "compare_ddf", "compare_files", "connect", "require_dask",
+           "score_ddf", "score_files"]

@@ -231,32 +231,56 @@ def compare_files(paths: Sequence[str], config: RunConfig | Mapping[str, Any] | 
     ``write_to`` (as ``score_files``' ``write_to``; None: not written), its lines fetched
     from the buckets one scorer at a time; the ``Comparison`` returned has no ``pairs``.
     Two files of one version each are A and B in order, unless ``version_a``/``b``."""
-    from graders.compare.comparison import CompareError
-    from graders.scoring.limits import check_resamples, check_seed
-    from graders.scoring.rows import MappingError
-
     client = _client(client)
     config = as_run_config(config)
     paths = expand(paths)
     if len(paths) > 2:
         raise ResultsFileError(f"compare takes one file with both sides or two runs, not {len(paths)} files")
-    resamples, seed = check_resamples(resamples), check_seed(seed)
+    asked = {"version_a": version_a, "version_b": version_b, "resamples": resamples, "seed": seed, "primary": primary}
+
+    def read() -> _Parts:
+        return _file_parts(client, paths, config, format=format, max_bytes=max_bytes, header=header,
+                           partition_rows=partition_rows, mapping=mapping)
+
+    return _compare_run(client, config, read, len(paths) == 2, asked, write_to, spreadsheet_safe)
+
+
+def compare_ddf(ddf: Any, config: RunConfig | Mapping[str, Any] | str | os.PathLike[str], *, client: Any = None,
+                version_a: str | None = None, version_b: str | None = None, resamples: int = 2000, seed: int = 0,
+                primary: Sequence[str] | None = None, records: str | None = None,
+                mapping: Mapping[str, str | None] | None = None, write_to: Any = None,
+                spreadsheet_safe: bool = False) -> Any:
+    """``compare_files`` over a ``dask.dataframe`` of results rows (as ``score_ddf`` reads
+    them: cells as text, ``records`` a column of record numbers), each partition prepared
+    and scored on a worker, as ``compare_file`` compares the same rows as a file."""
+    client = _client(client)
+    config = as_run_config(config)
+    asked = {"version_a": version_a, "version_b": version_b, "resamples": resamples, "seed": seed, "primary": primary}
+    return _compare_run(client, config, lambda: _ddf_parts(client, ddf, config, records, mapping), False, asked,
+                        write_to, spreadsheet_safe)
+
+
+def _compare_run(client: Any, config: RunConfig, read: Any, two_runs: bool, asked: dict[str, Any], write_to: Any,
+                 spreadsheet_safe: bool) -> Any:
+    """The comparison of the parts ``read()`` makes, the CSV to ``write_to`` (opened first)."""
+    from graders.compare.comparison import CompareError
+    from graders.scoring.limits import check_resamples, check_seed
+    from graders.scoring.rows import MappingError
+
+    asked["resamples"], asked["seed"] = check_resamples(asked["resamples"]), check_seed(asked["seed"])
     if not config.graders:
         raise CompareError("no graders configured; add at least one")
     with scored_output(write_to) as sink:
         try:
-            parts = _file_parts(client, paths, config, format=format, max_bytes=max_bytes, header=header,
-                                partition_rows=partition_rows, mapping=mapping)
+            parts = read()
         except MappingError as e:
             raise CompareError(str(e)) from None
-        if version_a is None and version_b is None and len(paths) == 2 and "file" in parts.columns:
+        if asked["version_a"] is None and asked["version_b"] is None and two_runs and "file" in parts.columns:
             if all(len(v) == 1 for v in parts.file_versions):  # readers.several.first_versions
-                version_a, version_b = parts.file_versions[0][0], parts.file_versions[1][0]
-        versions = None
+                asked["version_a"], asked["version_b"] = parts.file_versions[0][0], parts.file_versions[1][0]
+        asked["versions_in_file"] = None
         if parts.mapping.get("version") and not parts.mapping.get("output_b") and parts.mapping["version"] in parts.columns:
-            versions = list(dict.fromkeys(v for i in parts.infos for v in i.versions))
-        asked = {"version_a": version_a, "version_b": version_b, "resamples": resamples, "seed": seed,
-                 "primary": primary, "versions_in_file": versions}
+            asked["versions_in_file"] = list(dict.fromkeys(v for i in parts.infos for v in i.versions))
         return _compare(client, parts, config, asked, sink, spreadsheet_safe)
 
 

@@ -403,7 +403,7 @@ def threads():
 
 
 _row = st.fixed_dictionaries({
-    "id": st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "=h", "i,j", "k\nl"]),
+    "id": st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "=h", "i,j", "k\nl", "\ud800m"]),
     "version": st.sampled_from(["v1", "v2", "v1", "v2", "v3"]),
     "repeat": st.sampled_from(["0", "1", "01", "2", "", "x"]),
     "expected": st.sampled_from(["cat sat", "12", "a b c", ""]),

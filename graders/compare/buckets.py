@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from graders.compare.comparison import comparison_columns, comparison_frame, side_rows, summaries_of
-from graders.compare.corpus import corpus_figure, pair_statistics, ref_counts
+from graders.compare.corpus import corpus_figure, pair_statistics, ref_counts, row_statistics
 from graders.compare.pairing import LISTED, _pair_keys, _pass_numeric, key_name, outcomes, paired_sides
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
@@ -84,14 +84,23 @@ def part_rows(part: P.Part, duplicates: Any, config: Any, sides: Sides, index: i
     positions = _source_positions(rows, scored["record"].to_numpy(dtype=object), scored["system"].to_numpy(dtype=object))
     piece = R.piece(R.frame_tally(scored, positions, config.to_dict()), rows, cases)
     at = np.flatnonzero(scored["scorer"].isin(sides.scorers).to_numpy())
-    sent = {c: scored[c].to_numpy(dtype=object)[at] for c in SENT}
-    sent["record"] = scored["record"].to_numpy()[at]
+    sent: dict[str, Any] = {c: scored[c].to_numpy(dtype=object)[at] for c in SENT}
+    for c in ("scorer", "system"):  # a few names, as codes
+        sent[c] = pd.Categorical(sent[c])
+    records = scored["record"].to_numpy()[at]
+    whole = all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in records.tolist())
+    sent["record"] = records.astype(np.int64) if whole else records  # 8 bytes a row, not an object each
     details = scored["details"].to_numpy(dtype=object)[at]
-    sent["details"] = np.where(np.isin(sent["scorer"], sides.corpus), details, None)
+    names = np.asarray(sent["scorer"], dtype=object)
+    statistics = np.full(len(at), None, dtype=object)  # BLEU's and chrF's sentence statistics, read here
+    for i in np.flatnonzero(np.isin(names, sides.corpus)).tolist():
+        statistics[i] = row_statistics(names[i], details[i])
+    sent["statistics"] = statistics
     sent["_first"] = (np.int64(index) << _ROW_BITS) + positions[at].astype(np.int64)
     if "version" in rows.columns:  # a wide file with versions: each pair's version
         sent["version"] = rows["version"].to_numpy(dtype=object)[positions[at]]
-    frame = pd.DataFrame(sent)
+    frame = pd.DataFrame({c: v if not isinstance(v, np.ndarray) or v.dtype != object else pd.Series(v, dtype=object)
+                          for c, v in sent.items()})  # text stays object: pandas' str dtype cannot hold a lone surrogate
     bucket = (P.hash_cells([rows["item"].to_numpy(dtype=object)])[:, 0] % np.uint64(sides.buckets)).astype(np.int64)
     which = bucket[positions[at]]
     slices = [frame.iloc[np.flatnonzero(which == j)].reset_index(drop=True) for j in range(sides.buckets)]

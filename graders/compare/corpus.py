@@ -15,7 +15,7 @@ from graders.stats.corpus import paired_corpus_bootstrap
 CORPUS_METRICS = ("bleu", "chrf")
 
 
-def _row_statistics(name: str, detail: Any) -> list[int] | None:
+def row_statistics(name: str, detail: Any) -> list[int] | None:
     """A row's sentence statistics from its details (as ``summary.statistic_sums`` reads them)."""
     try:
         if name == "bleu":
@@ -73,9 +73,16 @@ def ref_counts(rows: pd.DataFrame) -> set[int]:
 def pair_statistics(scored: pd.DataFrame, pairs: pd.DataFrame, name: str, a: str,
                     b: str) -> tuple[list[int], list[list[int]], list[list[int]]]:
     """The rows of ``pairs`` of metric ``name`` paired with a score on both sides whose
-    sentence statistics (``scored``'s details) both came back, of one length: their
-    positions, and A's and B's statistics."""
-    details = scored["details"].to_numpy(dtype=object) if "details" in scored.columns else None
+    sentence statistics (``scored``'s ``statistics``, each row's read already, else read
+    from its details) both came back, of one length: their positions, and A's and B's."""
+    source = "statistics" if "statistics" in scored.columns else "details" if "details" in scored.columns else None
+    cells = scored[source].to_numpy(dtype=object) if source else None
+
+    def read(i: int) -> list[int] | None:
+        if i < 0 or cells is None:
+            return None
+        return cells[i] if source == "statistics" else row_statistics(name, cells[i])
+
     mine = np.flatnonzero((scored["scorer"] == name).to_numpy())
     systems = scored["system"].to_numpy(dtype=object)[mine]
     records = scored["record"].to_numpy()[mine]
@@ -87,8 +94,7 @@ def pair_statistics(scored: pd.DataFrame, pairs: pd.DataFrame, name: str, a: str
         found_rows.append(np.where(where >= 0, mine[own[np.maximum(where, 0)]] if len(own) else -1, -1))
     stats_a, stats_b, keep = [], [], []
     for j, ia, ib in zip(at.tolist(), *(f.tolist() for f in found_rows)):
-        sa = None if ia < 0 or details is None else _row_statistics(name, details[ia])
-        sb = None if ib < 0 or details is None else _row_statistics(name, details[ib])
+        sa, sb = read(ia), read(ib)
         if sa is None or sb is None or len(sa) != len(sb):
             continue
         stats_a.append(sa)

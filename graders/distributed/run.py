@@ -286,6 +286,9 @@ def _compare_run(client: Any, config: RunConfig, read: Any, two_runs: bool, aske
 
 def _compare(client: Any, parts: _Parts, config: RunConfig, asked: dict[str, Any], sink: Any,
              spreadsheet_safe: bool) -> Any:
+    """The comparison of the prepared parts: A and B chosen from what the parts told the
+    client, the parts scored and their rows shuffled into buckets (``compare.buckets``), the
+    figures made from the buckets' merged numbers, the CSV written to ``sink``."""
     import pandas as pd
 
     from graders.compare import buckets as K

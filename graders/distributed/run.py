@@ -316,9 +316,11 @@ def _compare(client: Any, parts: _Parts, config: RunConfig, asked: dict[str, Any
         raise CompareError(str(e)) from None
     has_repeat = any(i.has_repeat for i in parts.infos)
     corpus = tuple(n for n in CORPUS_METRICS if n in config.grader_names)
-    n = len(parts.futures)  # buckets: two a worker thread, or one to each four parts (smaller buckets, lower peaks)
-    sides = K.Sides(a, b, source, dict(parts.mapping), scorers, corpus,
-                    max(1, min(n, max(2 * _threads(client), -(-n // 4)))), spreadsheet_safe)
+    # Buckets: two a worker thread, or one to each four parts (smaller buckets, lower peaks),
+    # but not so many that the parts x buckets slices flood the scheduler (20,000 tasks).
+    n = len(parts.futures)
+    count = max(2 * _threads(client), min(-(-n // 4), 20_000 // max(n, 1)))
+    sides = K.Sides(a, b, source, dict(parts.mapping), scorers, corpus, max(1, min(n, count)), spreadsheet_safe)
     sent = [client.submit(K.part_rows, f, d, config, sides, k, has_repeat, pure=False)
             for k, (f, d) in enumerate(zip(parts.futures, parts.dups.per_part))]
     buckets = [client.submit(K.pair_bucket, j, sides, *[client.submit(_slice, s, j, pure=False) for s in sent],

@@ -27,6 +27,7 @@ import pandas as pd
 from graders.compare.comparison import comparison_columns, comparison_frame, side_rows, summaries_of
 from graders.compare.corpus import corpus_figure, pair_statistics, ref_counts, row_statistics
 from graders.compare.pairing import LISTED, _pair_keys, _pass_numeric, key_name, outcomes, paired_sides
+from graders.readers.chunks import record_ends
 from graders.scoring import parts as P
 from graders.scoring import reduce as R
 from graders.scoring.output import csv_bytes
@@ -191,15 +192,7 @@ def pair_bucket(j: int, sides: Sides, *slices: pd.DataFrame) -> Bucket:
             corpus[name] = (np.array(keep, dtype=np.int64), None, None)
     body = csv_bytes(comparison_frame(pairs, sides.spreadsheet_safe), comparison_columns(pairs))
     body = body[body.index(b"\n") + 1:]  # the header, written once
-    return Bucket(numbers, corpus, _one_side_only(scored, raw, head, sides), body, _line_ends(body))
-
-
-def _line_ends(body: bytes) -> np.ndarray:
-    """Where each CSV record of ``body`` ends: after a line feed outside quotes."""
-    data = np.frombuffer(body, dtype=np.uint8)
-    feeds = np.flatnonzero(data == 10)
-    quotes = np.cumsum(data == 34)
-    return (feeds[quotes[feeds] % 2 == 0] + 1).astype(np.int64)
+    return Bucket(numbers, corpus, _one_side_only(scored, raw, head, sides), body, record_ends(body) + 1)
 
 
 def _one_side_only(scored: pd.DataFrame, raw: np.ndarray, head: np.ndarray, sides: Sides) -> dict[str, Any]:
@@ -235,11 +228,12 @@ class Merged:
 
     def unpaired(self) -> dict[str, Any]:
         """``_unpaired``'s counts and first keys, over every bucket."""
-        out: dict[str, Any] = {"pairs": sum(b.unpaired["pairs"] for b in self.buckets)}
+        out: dict[str, Any] = {}
         for side in ("a_only", "b_only"):
-            shown = sorted(k for b in self.buckets for k in b.unpaired[side][1])[:LISTED]
+            shown = sorted(k for b in self.buckets for k in b.unpaired[side][1])[:LISTED]  # by first row
             out[side] = {"count": sum(b.unpaired[side][0] for b in self.buckets), "keys": [name for _, name in shown]}
-        return {"a_only": out["a_only"], "b_only": out["b_only"], "pairs": out["pairs"]}
+        out["pairs"] = sum(b.unpaired["pairs"] for b in self.buckets)
+        return out
 
     def summaries(self, scorers: Sequence[str], *, resamples: int, seed: int,
                   family_sizes: Mapping[str, int]) -> tuple[dict[str, Any], np.ndarray]:

@@ -253,7 +253,7 @@ def _line_cut(data: bytes) -> int:
     return data.rfind(b"\n") + 1 or -1
 
 
-def _record_ends(data: bytes) -> np.ndarray:
+def record_ends(data: bytes) -> np.ndarray:
     """Where the records of ``data`` (quotes paired up to its start) end: each line feed
     after an even number of quotes."""
     b = np.frombuffer(data, dtype=np.uint8)
@@ -265,7 +265,7 @@ def _record_ends(data: bytes) -> np.ndarray:
 def _record_cut(data: bytes) -> int:
     """After the last record end of ``data`` whose record is not blank (a blank line at a
     block's end would be read as the file's end, not as a record)."""
-    ends = _record_ends(data)
+    ends = record_ends(data)
     for k in range(len(ends) - 1, -1, -1):
         start = ends[k - 1] + 1 if k else 0
         if data[start:ends[k]].strip(b" \t\r"):
@@ -280,7 +280,7 @@ def _delimited(fh, path: str, head: bytes, text: str, bom: int, fmt: str, header
     sep = "\t" if fmt == "tsv" else ","
     skip = bom + _blank_lines(text, sep)  # blank lines are ASCII: characters are bytes
     if header:
-        ends = _record_ends(head[skip:])
+        ends = record_ends(head[skip:])
         if not len(ends):
             raise NotStreamable("the header does not end in the first lines")
         first, start, widest = head[skip:skip + int(ends[0]) + 1], skip + int(ends[0]) + 1, "the header"
@@ -303,7 +303,7 @@ def _delimited(fh, path: str, head: bytes, text: str, bom: int, fmt: str, header
         cr = np.flatnonzero(b == 13)
         if len(cr) and (cr[-1] == len(b) - 1 or (b[cr[cr < len(b) - 1] + 1] != 10).any()):
             raise NotStreamable("a CR line end")
-        records = len(_record_ends(block))
+        records = len(record_ends(block))
         return records + (1 if not block.endswith(b"\n") else 0)
 
     blocks = _scan(fh, start, size, block_bytes, _record_cut, check)

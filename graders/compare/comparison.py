@@ -88,6 +88,13 @@ class MetricComparison:
         }
 
 
+def check_gates(names: Sequence[str], compared: Sequence[str]) -> None:
+    """``CompareError`` for a ``--fail-if-worse`` grader that is not among ``compared``."""
+    for name in names:
+        if name not in compared:
+            raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(compared) or 'none'}")
+
+
 @dataclass(frozen=True)
 class Comparison:
     label_a: str
@@ -149,10 +156,7 @@ class Comparison:
         ``CompareError`` for a grader that was not compared. A gate with nothing to measure
         trips: a comparison in which no case has a score on both sides (ids that do not
         match, a grader neither side is judged on) must not pass CI in silence."""
-        for name in names:
-            if name not in self.metrics:
-                raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; "
-                                   f"compared: {', '.join(self.metrics) or 'none'}")
+        check_gates(names, list(self.metrics))
         adjusted = self.gate_pvalues(names)
         tripped = []
         for name in dict.fromkeys(names):

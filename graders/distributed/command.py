@@ -36,14 +36,11 @@ def score_on_cluster(args: argparse.Namespace, config: RunConfig, write_to: Any)
 def compare_on_cluster(args: argparse.Namespace, config: RunConfig, out: Any) -> Any:
     """``gradeboard compare`` on the cluster ``--scheduler`` names, the comparison CSV written
     to ``out`` (the text file ``--out`` opened) as its lines come from the buckets."""
-    from graders.compare.comparison import CompareError
+    from graders.compare.comparison import check_gates
     from graders.distributed.run import compare_files
 
     reading = _check(args)
-    scorers = list(config.grader_names) + (["overall"] if config.overall else [])
-    for name in args.fail_if_worse:  # before any line is written
-        if name not in scorers:
-            raise CompareError(f"--fail-if-worse: grader {name!r} was not compared; compared: {', '.join(scorers)}")
+    check_gates(args.fail_if_worse, list(config.grader_names) + (["overall"] if config.overall else []))  # before a line
     out.flush()
     with connect(args.scheduler, workers=args.workers) as client:
         try:
